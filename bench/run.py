@@ -1,0 +1,143 @@
+"""Benchmarks: ``make bench`` writes bench/results.json and bench/results.md.
+
+Each case times permnet and a baseline in the same run (best of a few
+repeats, after a warm-up call that also triggers numba compilation) and
+reports the ratio baseline/ours (> 1 means permnet is faster), next to the
+target the issue sets.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+CASES = []
+
+
+def case(name, target):
+    def deco(f):
+        CASES.append((name, target, f))
+        return f
+    return deco
+
+
+def best_time(fn, repeat=3):
+    fn()  # warm-up / JIT
+    best = float("inf")
+    out = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+# ------------------------------------------------------------------ issue 2
+
+def _scipy_repeated_matching(M, S):
+    """Baseline: peel off S perfect matchings with scipy's Hopcroft-Karp."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    rows = np.repeat(np.arange(M), S)
+    cols = ((S * rows + np.tile(np.arange(S), M)) % M)
+    alive = np.ones(len(rows), bool)
+    planes = np.empty((S, M), np.int64)
+    for y in range(S):
+        r, c = rows[alive], cols[alive]
+        g = csr_matrix((np.ones(len(r), np.int8), (r, c)), shape=(M, M))
+        match = maximum_bipartite_matching(g, perm_type="column")
+        assert (match >= 0).all(), "scipy found no perfect matching"
+        planes[y] = match
+        # remove one copy of each matched edge
+        idx = np.nonzero(alive)[0]
+        hit = match[r] == c
+        # with no parallel edges each (row, col) appears once
+        alive[idx[hit]] = False
+    return planes
+
+
+@case("planes LDI(65536,16), closed form (residue)", "<= 1 s and >= 20x vs scipy matching")
+def bench_planes_closed():
+    from permnet.gen.planes import ldi_planes
+    ours, _ = best_time(lambda: ldi_planes(65536, 16))
+    base, _ = best_time(lambda: _scipy_repeated_matching(65536, 16), repeat=1)
+    return ours, base, "scipy maximum_bipartite_matching x16"
+
+
+@case("planes LDI(65536,16), bipartite edge colouring", "<= 1 s and >= 20x vs scipy matching")
+def bench_planes_colouring():
+    from permnet.gen.planes import ldi_planes
+    ours, _ = best_time(lambda: ldi_planes(65536, 16, "colouring"))
+    base, _ = best_time(lambda: _scipy_repeated_matching(65536, 16), repeat=1)
+    return ours, base, "scipy maximum_bipartite_matching x16"
+
+
+@case("planes LDI(65535,16) (S does not divide M), colouring", "<= 1 s, faster than scipy matching")
+def bench_planes_general():
+    from permnet.gen.planes import ldi_planes
+    ours, _ = best_time(lambda: ldi_planes(65535, 16))
+    base, _ = best_time(lambda: _scipy_repeated_matching(65535, 16), repeat=1)
+    return ours, base, "scipy maximum_bipartite_matching x16"
+
+
+@case("diameter + avg hops LDI(4096,8)", ">= 5x vs scipy csgraph")
+def bench_metrics():
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    from permnet.gen import ldi
+    from permnet.gen.metrics import Digraph, distance_stats
+
+    M, S = 4096, 8
+    succ = ldi.successors(M, S)
+    ours, stats = best_time(lambda: distance_stats(Digraph.from_successors(succ)))
+
+    def scipy_metrics():
+        rows = np.repeat(np.arange(M), S)
+        g = csr_matrix((np.ones(M * S), (rows, succ.reshape(-1))), shape=(M, M))
+        d = shortest_path(g, unweighted=True, directed=True)
+        return d.max(), d.sum() / (M * (M - 1))
+
+    base, (diam, avg) = best_time(scipy_metrics, repeat=1)
+    assert diam == stats.diameter and abs(avg - stats.avg_hops) < 1e-9
+    return ours, base, "scipy.sparse.csgraph.shortest_path"
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("-o", default=str(HERE), help="output folder")
+    args = ap.parse_args(argv)
+    rows = []
+    for name, target, fn in CASES:
+        if args.k not in name:
+            continue
+        ours, base, baseline = fn()
+        row = {"case": name, "ours_s": round(ours, 6), "baseline": baseline, "baseline_s": round(base, 6),
+               "ratio": round(base / ours, 2) if ours > 0 else None, "target": target}
+        rows.append(row)
+        print(f"{name:60} ours {ours:9.4f}s  {baseline} {base:9.4f}s  ratio {row['ratio']}", flush=True)
+    out = Path(args.o)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"python": sys.version.split()[0], "machine": platform.machine(), "cpus": __import__("os").cpu_count()}
+    (out / "results.json").write_text(json.dumps({"meta": meta, "results": rows}, indent=2) + "\n")
+    lines = ["| case | ours (s) | baseline | baseline (s) | ratio (baseline/ours) | target |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {r['case']} | {r['ours_s']:.4f} | {r['baseline']} | {r['baseline_s']:.4f} | {r['ratio']} | "
+              f"{r['target']} |" for r in rows]
+    (out / "results.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""permnet.gen"""

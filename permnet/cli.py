@@ -1,0 +1,332 @@
+"""The ``permnet`` command line: parse, call the library, render.
+
+Every command is a thin wrapper around a function of :mod:`permnet.gen`
+(or :mod:`permnet.ocsconfig`, :mod:`permnet.verify`, :mod:`permnet.plots`).
+Problems the user can fix become one line on stderr and exit status 2;
+``permnet verify`` exits 1 on a mismatch.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from permnet import __version__
+from permnet.errors import PermnetError, require
+
+EXIT_BAD_INPUT = 2
+EXIT_MISMATCH = 1
+
+
+def _echo_json(obj) -> None:
+    click.echo(json.dumps(obj, indent=2, sort_keys=True))
+
+
+def _ints(text: str, what: str) -> list[int]:
+    """Parse ``1,2,4`` into integers; an empty string is an empty list."""
+    out = []
+    for tok in (t.strip() for t in text.split(",")):
+        if tok:
+            try:
+                out.append(int(tok))
+            except ValueError:
+                raise PermnetError(f"{what}: {tok!r} is not an integer") from None
+    return out
+
+
+def ldi_options(f):
+    f = click.option("--degree", "-S", "S", type=int, required=True, help="node degree S (switching planes)")(f)
+    f = click.option("--nodes", "-M", "M", type=int, required=True, help="number of nodes M")(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="permnet")
+def cli():
+    """permnet: interconnection networks to switch configurations and RTL."""
+
+
+# ---------------------------------------------------------------- topology
+
+@cli.group()
+def topo():
+    """Build a topology and print its metrics."""
+
+
+@topo.command("ldi")
+@ldi_options
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def topo_ldi(M, S, as_json):
+    """LDI(M,S): n -> (S*n+L) mod M (Melhem eq. 1)."""
+    from permnet.gen.report import ldi_summary
+
+    summary = ldi_summary(M, S)
+    if as_json:
+        _echo_json(summary)
+    else:
+        for k in ("topology", "nodes", "degree", "diameter", "avg_hops", "moore_diameter_bound",
+                  "bandwidth_factor", "melhem_form"):
+            click.echo(f"{k:22} {summary[k]}")
+
+
+# ----------------------------------------------------------------- routing
+
+@cli.group()
+def route():
+    """Route between two nodes; every path is checked by walking it."""
+
+
+@route.command("ldi")
+@ldi_options
+@click.option("--src", type=int, required=True)
+@click.option("--dst", type=int, required=True)
+@click.option("--all", "all_paths", is_flag=True, help="every path the method allows")
+@click.option("--method", type=click.Choice(["auto", "melhem", "shortest"]), default="auto", show_default=True)
+@click.option("--shortcut/--no-shortcut", default=True, show_default=True,
+              help="two-hop case: take a direct link or stay put when possible")
+@click.option("--json", "as_json", is_flag=True)
+def route_ldi(M, S, src, dst, all_paths, method, shortcut, as_json):
+    """Route src -> dst in LDI(M,S) (Melhem's algorithm or shortest paths)."""
+    from permnet.gen import ldi
+
+    r = ldi.route(M, S, src, dst, method=method, all_paths=all_paths, shortcut=shortcut)
+    if as_json:
+        _echo_json({"paths": r.paths, "links": r.links, "method": r.method})
+    else:
+        for p, links in zip(r.paths, r.links):
+            click.echo(f"{' -> '.join(map(str, p))}    links {links}")
+
+
+# ------------------------------------------------------------------ planes
+
+def _schedule_options(f):
+    f = click.option("--slot-us", type=float, default=None,
+                     help="with --switches: duration of each time slot in microseconds")(f)
+    f = click.option("--switches", type=int, default=None,
+                     help="time-multiplex the planes onto this many physical switches")(f)
+    return f
+
+
+@cli.group()
+def planes():
+    """Decompose a topology into switching planes and write a configuration."""
+
+
+@planes.command("ldi")
+@ldi_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="configuration file")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]),
+              default=None, help="default: from the file extension, else json")
+@click.option("--method", type=click.Choice(["auto", "formula3", "residue", "colouring"]), default="auto",
+              show_default=True, help="closed form or bipartite edge colouring")
+@click.option("--index-base", type=click.IntRange(0, 1), default=0, show_default=True,
+              help="port numbering of csv/pairs files")
+@_schedule_options
+def planes_ldi(M, S, output, fmt, method, index_base, switches, slot_us):
+    """The S permutation planes of LDI(M,S) as an OCS configuration file."""
+    from permnet import ocsconfig
+    from permnet.gen.planes import ldi_planes
+
+    p = ldi_planes(M, S, method)
+    schedule = None
+    if switches is not None or slot_us is not None:
+        require(switches is not None and slot_us is not None, "--switches and --slot-us go together")
+        schedule = ocsconfig.tdm_schedule(S, switches, slot_us)
+    cfg = ocsconfig.OcsConfig(p.planes, {"family": "ldi", "nodes": M, "degree": S, "plane_method": p.method},
+                              index_base, schedule)
+    path = ocsconfig.write(cfg, output, fmt)
+    click.echo(f"wrote {path} ({S} planes x {M} ports, method {p.method})", err=True)
+
+
+@cli.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
+@click.option("--from", "src_fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]), default=None)
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]), default=None)
+@click.option("--index-base", type=click.IntRange(0, 1), default=None, help="base of a header-less csv/pairs input")
+def convert(source, output, src_fmt, fmt, index_base):
+    """Read a configuration in any format and write it in another."""
+    from permnet import ocsconfig
+
+    cfg = ocsconfig.read(source, src_fmt, index_base)
+    ocsconfig.write(cfg, output, fmt)
+
+
+# ------------------------------------------------------------------ faults
+
+@cli.group()
+def faults():
+    """Failed nodes: damaged network and reconfiguration."""
+
+
+@faults.command("ldi")
+@ldi_options
+@click.option("--failed", required=True, help="comma-separated failed nodes, e.g. 1,2,4")
+@click.option("--method", type=click.Choice(["auto", "residue", "colouring"]), default="auto")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="write the re-embedded planes as a configuration file")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]), default=None)
+@click.option("--json", "as_json", is_flag=True)
+def faults_ldi(M, S, failed, method, output, fmt, as_json):
+    """Connectivity and diameter of LDI(M,S) after failures; LDI(M-f,S) re-embedded."""
+    from permnet import ocsconfig
+    from permnet.gen import ldi
+    from permnet.gen.faults import fault_report
+
+    ldi.check_params(M, S)
+    rep = fault_report(M, S, _ints(failed, "--failed"), method)
+    if output:
+        cfg = ocsconfig.OcsConfig([[-1 if e is None else e for e in row] for row in rep["reembedded"]["planes"]],
+                                  {"family": "ldi-reembedded", "nodes": M, "degree": S,
+                                   "failed": ",".join(map(str, rep["failed"]))})
+        ocsconfig.write(cfg, output, fmt)
+    if as_json:
+        _echo_json(rep)
+    else:
+        d, r = rep["damaged"], rep["reembedded"]
+        click.echo(f"damaged LDI({M},{S}) without {rep['failed']}: connected={d['connected']} "
+                   f"diameter={d['diameter']} strong components={d['strong_components']}")
+        click.echo(f"re-embedded {r['topology']}: diameter={r['diameter']} avg_hops={r['avg_hops']:.4f}")
+
+
+# ------------------------------------------------------------------- mixed
+
+@cli.group()
+def mixed():
+    """K planes for given permutations, S-K planes for LDI (Section 5)."""
+
+
+@mixed.command("ldi")
+@ldi_options
+@click.option("--plane", "specs", multiple=True, required=True,
+              help="ring, ring-, shift:K, torus:AxB (4 planes) or a permutation file; repeatable")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="configuration file")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]), default=None)
+@click.option("--json", "as_json", is_flag=True)
+def mixed_ldi(M, S, specs, output, fmt, as_json):
+    """Hops of random traffic on user planes plus LDI(M,S-K)."""
+    from permnet import ocsconfig
+    from permnet.gen import ldi
+    from permnet.gen.mixed import mixed_network, user_permutations
+
+    ldi.check_params(M, S)
+    rep = mixed_network(M, S, user_permutations(specs, M))
+    if output:
+        cfg = ocsconfig.OcsConfig(rep["planes"], {"family": "ldi-mixed", "nodes": M, "degree": S,
+                                                   "user": "+".join(specs)})
+        ocsconfig.write(cfg, output, fmt)
+    if as_json:
+        _echo_json({k: v for k, v in rep.items() if k != "planes"} | {"planes": rep["planes"]})
+    else:
+        for part in ("user", "ldi", "union"):
+            if part in rep:
+                s = rep[part]
+                click.echo(f"{part:6} diameter={s['diameter']} avg_hops={s['avg_hops']}")
+
+
+# ------------------------------------------------------------------ verify
+
+@cli.command()
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+              help="configuration file or switch read-back dump")
+@click.option("--topology", type=click.Choice(["ldi"]), default=None, help="intended topology family")
+@click.option("--nodes", "-M", "M", type=int, default=None)
+@click.option("--degree", "-S", "S", type=int, default=None)
+@click.option("--method", type=click.Choice(["auto", "formula3", "residue", "colouring"]), default=None,
+              help="plane decomposition of the intended topology (default: as recorded in the file, else auto)")
+@click.option("--intended", type=click.Path(dir_okay=False), default=None,
+              help="compare with this configuration file instead of a topology")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]), default=None)
+@click.option("--index-base", type=click.IntRange(0, 1), default=None, help="base of a header-less csv/pairs dump")
+@click.option("--json", "as_json", is_flag=True)
+def verify(config_path, topology, M, S, method, intended, fmt, index_base, as_json):
+    """Compare a configuration (or read-back dump) with the intended one.
+
+    Prints missing, extra and conflicting cross-connects; exits 0 only on an
+    exact match, 1 on a mismatch, 2 on unusable input."""
+    from permnet import ocsconfig
+    from permnet.gen.planes import ldi_planes
+    from permnet.verify import compare
+
+    if intended:
+        want = ocsconfig.read(intended).planes
+    else:
+        require(topology == "ldi" and M is not None and S is not None,
+                "give --intended FILE or --topology ldi --nodes M --degree S")
+        want = None
+    dump = ocsconfig.read_dump(config_path, fmt, index_base, ports=M)
+    if want is None:
+        recorded = dump.meta.get("topology", {}).get("plane_method") if isinstance(dump.meta.get("topology"), dict) \
+            else dump.meta.get("plane_method")
+        want = ldi_planes(M, S, method or recorded or "auto").planes
+    rep = compare(want, dump.connections)
+    if as_json:
+        _echo_json(rep.as_dict())
+    else:
+        for line in rep.lines():
+            click.echo(line)
+    if not rep.ok:
+        sys.exit(EXIT_MISMATCH)
+
+
+# -------------------------------------------------------------- plots/demo
+
+@cli.group()
+def plot():
+    """Plots (PNG and SVG)."""
+
+
+@plot.command("ldi")
+@ldi_options
+@click.option("-o", "--output", "outdir", required=True, type=click.Path(file_okay=False), help="output folder")
+def plot_ldi(M, S, outdir):
+    """Hop-count histogram and, for M <= 64, the unfolded drawing (Figure 3)."""
+    from permnet.plots import plot_ldi as do_plot
+
+    for path in do_plot(M, S, outdir):
+        click.echo(f"wrote {path}", err=True)
+
+
+@cli.command()
+@click.option("-o", "--output", "outdir", default="out/demo", show_default=True, type=click.Path(file_okay=False))
+@click.option("--nodes", "-M", "M", type=int, default=4096, show_default=True)
+@click.option("--degree", "-S", "S", type=int, default=8, show_default=True)
+def demo(outdir, M, S):
+    """The main job: LDI(M,S) report, plane configurations and plots in one folder."""
+    from permnet.demo import run_demo
+
+    for path in run_demo(outdir, M, S):
+        click.echo(f"wrote {path}")
+
+
+# -------------------------------------------------------------------- main
+
+def main(argv=None) -> int:
+    """Entry point: run the CLI, turning user errors into one line."""
+    try:
+        cli.main(args=argv, prog_name="permnet", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        return 0
+    except click.exceptions.Abort:
+        click.echo("permnet: aborted", err=True)
+        return 1
+    except click.ClickException as exc:
+        msg = exc.format_message().replace("\n", " ")
+        click.echo(f"permnet: error: {msg}", err=True)
+        return EXIT_BAD_INPUT
+    except PermnetError as exc:
+        click.echo(f"permnet: error: {exc}", err=True)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        click.echo(f"permnet: error: {exc.filename or ''}: {exc.strerror}", err=True)
+        return EXIT_BAD_INPUT
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
