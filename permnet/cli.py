@@ -21,7 +21,11 @@ EXIT_MISMATCH = 1
 
 
 def _echo_json(obj) -> None:
-    click.echo(json.dumps(obj, indent=2, sort_keys=True))
+    """Indented JSON for small answers, one line for large ones (network descriptions)."""
+    text = json.dumps(obj, indent=2, sort_keys=True)
+    if len(text) > 20000:
+        text = json.dumps(obj, sort_keys=True)
+    click.echo(text)
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -269,6 +273,90 @@ def verify(config_path, topology, M, S, method, intended, fmt, index_base, as_js
             click.echo(line)
     if not rep.ok:
         sys.exit(EXIT_MISMATCH)
+
+
+# ------------------------------------------------------ permutation routing
+
+@cli.command()
+@click.option("--perm", "perm_text", default=None, help="entry i = output of input i, e.g. 4,1,0,3; x = unused")
+@click.option("--perm-file", type=click.Path(dir_okay=False), default=None,
+              help="JSON list (null = unused) or one integer per line")
+@click.option("--radix", type=int, default=2, show_default=True, help="n for n x n switches ((n,d) network)")
+@click.option("--network", type=click.Choice(["benes", "waksman"]), default="benes", show_default=True,
+              help="radix-2 construction (Waksman fixes one switch per sub-network)")
+@click.option("-o", "--output", "outdir", type=click.Path(file_okay=False), default=None,
+              help="folder for network.json and the $readmemh hex files")
+@click.option("--json", "as_json", is_flag=True, help="print the full description")
+def benes(perm_text, perm_file, radix, network, outdir, as_json):
+    """Switch settings realising a permutation (Beneš/Waksman any N, or (n,d) network)."""
+    from permnet.fileio import write_json
+    from permnet.switching import parse_perm_text, read_perm_file, settings, write_hex
+
+    require((perm_text is None) != (perm_file is None), "give exactly one of --perm and --perm-file")
+    perm = parse_perm_text(perm_text) if perm_text is not None else read_perm_file(perm_file)
+    s = settings(perm, radix, network)
+    desc = s.description() if (as_json or outdir) else None
+    if outdir:
+        write_hex(s, outdir)
+        write_json(f"{outdir}/network.json", desc)
+    if as_json:
+        _echo_json(desc)
+    else:
+        for k, v in s.summary().items():
+            click.echo(f"{k:12} {v}")
+
+
+@cli.command()
+@click.option("--side", type=int, required=True, help="n: nodes per dimension")
+@click.option("--dims", type=click.IntRange(1, 2), required=True)
+@click.option("--perm-file", type=click.Path(dir_okay=False), default=None)
+@click.option("--random", "use_random", is_flag=True, help="a random permutation")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def mesh(side, dims, perm_file, use_random, seed, as_json):
+    """Online permutation routing on the (n,1) array or (n,2) mesh (Theorems 1, 2)."""
+    import numpy as np
+
+    from permnet.sim.mesh import route_mesh
+    from permnet.switching import read_perm_file
+
+    require(use_random != (perm_file is not None), "give exactly one of --perm-file and --random")
+    perm = np.random.default_rng(seed).permutation(side ** dims) if use_random else read_perm_file(perm_file)
+    require(all(v is not None for v in perm), "mesh routing needs a full permutation")
+    rep = route_mesh(side, dims, perm).as_dict()
+    if as_json:
+        _echo_json(rep)
+    else:
+        for k, v in rep.items():
+            click.echo(f"{k:14} {v}")
+
+
+@cli.command()
+@click.option("--dims", type=int, required=True, help="d of BF(d)")
+@click.option("--perm", "perm_spec", default="bit-reversal", show_default=True, help="bit-reversal, random or a file")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def butterfly(dims, perm_spec, seed, as_json):
+    """Node and link loads of a permutation on the butterfly BF(d)."""
+    import numpy as np
+
+    from permnet.sim.butterfly import bit_reversal, route_butterfly
+    from permnet.switching import read_perm_file
+
+    require(1 <= dims <= 24, f"dims must be 1..24, got {dims}")
+    if perm_spec == "bit-reversal":
+        perm = bit_reversal(dims)
+    elif perm_spec == "random":
+        perm = np.random.default_rng(seed).permutation(2 ** dims)
+    else:
+        perm = read_perm_file(perm_spec)
+        require(all(v is not None for v in perm), "butterfly routing needs a full permutation")
+    rep = route_butterfly(dims, perm).as_dict()
+    if as_json:
+        _echo_json(rep)
+    else:
+        for k in ("dims", "max_node_load", "max_link_load", "hot_spot"):
+            click.echo(f"{k:14} {rep[k]}")
 
 
 # -------------------------------------------------------------- plots/demo

@@ -123,3 +123,59 @@ def test_truncated_config_is_rejected(tmp_path):
     f.write_text(f.read_text()[:200])
     p = run("verify", "--config", f, "--topology", "ldi", "-M", 30, "-S", 3, check=False)
     assert p.returncode == 2 and "truncated" in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+# ------------------------------------------------------------ issue 3 CLI
+
+def test_benes_json_and_hex(tmp_path):
+    from test_benes import check
+
+    out = json.loads(run("benes", "--perm", "4,1,0,3,2,6,5,7", "--json", "-o", tmp_path / "hx").stdout)
+    assert out["size"] == 8 and out["switches"] == 20 and len(out["stages"]) == 5 and len(out["links"]) == 4
+    check(out, [4, 1, 0, 3, 2, 6, 5, 7])
+    files = sorted(p.name for p in (tmp_path / "hx").iterdir())
+    assert files == ["config.hex", "network.json"] + [f"stage_{i:02d}.hex" for i in range(5)]
+    # Hex files and JSON agree: line j of stage_SS.hex is the state of switch j; config.hex packs them.
+    words = [int(w, 16) for w in (tmp_path / "hx" / "config.hex").read_text().split()]
+    for s, stage in enumerate(out["stages"]):
+        lines = (tmp_path / "hx" / f"stage_{s:02d}.hex").read_text().split()
+        assert [int(x, 16) for x in lines] == [sw["state"] for sw in stage]
+        assert words[s] == sum(sw["state"] << j for j, sw in enumerate(stage))
+
+
+def test_benes_radix_and_perm_file(tmp_path):
+    from test_benes import check
+
+    f = tmp_path / "p.json"
+    p = [5, 3, 8, 0, 1, None, 2, 4, 7]
+    f.write_text(json.dumps(p))
+    out = json.loads(run("benes", "--perm-file", f, "--radix", 3, "--json").stdout)
+    assert out["radix"] == 3 and out["switches"] == 9 and all(len(sw["state"]) == 3 for sw in out["stages"][0])
+    check(out, p)
+    g = tmp_path / "p.txt"
+    g.write_text("\n".join(map(str, [2, 0, 1, 4, 3])) + "\n")
+    out = json.loads(run("benes", "--perm-file", g, "--network", "waksman", "--json").stdout)
+    check(out, [2, 0, 1, 4, 3])
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["benes", "--perm", "0,1,1", "-o", "OUT"], "entry 2: output 1 repeats entry 1"),
+    (["benes", "--perm", "0,3,1", "-o", "OUT"], "entry 1: 3 out of range"),
+    (["benes", "--perm", "0,1.5,2", "-o", "OUT"], "entry 1: '1.5' is not an integer"),
+    (["benes", "--perm", "", "-o", "OUT"], "empty"),
+    (["benes", "--perm", "0,1,2,3,4", "--radix", "3", "-o", "OUT"], "not a power of radix 3"),
+    (["mesh", "--side", "3", "--dims", "2"], "exactly one"),
+    (["butterfly", "--dims", "0"], "dims"),
+])
+def test_benes_bad_input(tmp_path, args, needle):
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    p = run(*args, check=False)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and needle in p.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_mesh_and_butterfly_json():
+    out = json.loads(run("mesh", "--side", 6, "--dims", 2, "--random", "--seed", 3, "--json").stdout)
+    assert out["steps"] <= 20 and out["max_buffer"] <= 6 and out["within_bounds"]
+    out = json.loads(run("butterfly", "--dims", 4, "--perm", "bit-reversal", "--json").stdout)
+    assert out["max_node_load"] == 4 and out["max_link_load"] >= 2
