@@ -36,9 +36,15 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/run.py -o bench
 
+synth: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/synth_table.py build/synth
+
 clean:
 	rm -rf out build .pytest_cache .hypothesis
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
-distclean: clean
+distsynth: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/synth_table.py build/synth
+
+clean: clean
 	rm -rf $(VENV)

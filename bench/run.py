@@ -172,12 +172,38 @@ def bench_colouring():
     return ours, base, "rustworkx.graph_bipartite_edge_color (incl. graph build)"
 
 
+# ------------------------------------------------------------------ issue 4
+
+SYNTH_CASES = [(3000, 10), (4096, 8), (18, 3)]
+
+
+def synth_rows(target="ecp5", pipeline=1):
+    """Divider-free next-hop unit vs the same function written with % and //."""
+    from permnet.hdl.nexthop import LdiNextHop, LdiNextHopNaive
+    from permnet.hdl.synth import synthesize
+
+    rows = []
+    for M, S in SYNTH_CASES:
+        ours = synthesize(LdiNextHop(M, S, pipeline=pipeline), target)
+        base = synthesize(LdiNextHopNaive(M, S, pipeline=pipeline), target)
+        rows.append({"case": f"LDI({M},{S}) next hop, {target}, pipeline {pipeline}",
+                     "ours_luts": ours["luts"], "naive_luts": base["luts"],
+                     "lut_ratio": round(base["luts"] / ours["luts"], 2),
+                     "ours_fmax_mhz": ours["fmax_mhz"], "naive_fmax_mhz": base["fmax_mhz"],
+                     "fmax_ratio": round(ours["fmax_mhz"] / base["fmax_mhz"], 2),
+                     "ours_ffs": ours["ffs"], "naive_ffs": base["ffs"],
+                     "target": ">= 2x fewer LUTs and >= 2x Fmax" if (M, S) == (3000, 10) else "report"})
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main(argv=None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("-k", default="", help="only cases whose name contains this")
     ap.add_argument("-o", default=str(HERE), help="output folder")
+    ap.add_argument("--no-synth", action="store_true", help="skip the synthesis comparison")
     args = ap.parse_args(argv)
     rows = []
     for name, target, fn in CASES:
@@ -188,14 +214,21 @@ def main(argv=None) -> int:
                "ratio": round(base / ours, 2) if ours > 0 else None, "target": target}
         rows.append(row)
         print(f"{name:60} ours {ours:9.4f}s  {baseline} {base:9.4f}s  ratio {row['ratio']}", flush=True)
+    srows = [] if args.no_synth or args.k else synth_rows()
     out = Path(args.o)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"python": sys.version.split()[0], "machine": platform.machine(), "cpus": __import__("os").cpu_count()}
-    (out / "results.json").write_text(json.dumps({"meta": meta, "results": rows}, indent=2) + "\n")
+    (out / "results.json").write_text(json.dumps({"meta": meta, "results": rows, "synthesis": srows},
+                                                 indent=2) + "\n")
     lines = ["| case | ours (s) | baseline | baseline (s) | ratio (baseline/ours) | target |",
              "|---|---|---|---|---|---|"]
     lines += [f"| {r['case']} | {r['ours_s']:.4f} | {r['baseline']} | {r['baseline_s']:.4f} | {r['ratio']} | "
               f"{r['target']} |" for r in rows]
+    if srows:
+        lines += ["", "| synthesis case | LUTs ours | LUTs naive (% //) | LUT ratio | Fmax ours (MHz) | "
+                  "Fmax naive (MHz) | Fmax ratio | target |", "|---|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['case']} | {r['ours_luts']} | {r['naive_luts']} | {r['lut_ratio']} | {r['ours_fmax_mhz']} | "
+                  f"{r['naive_fmax_mhz']} | {r['fmax_ratio']} | {r['target']} |" for r in srows]
     (out / "results.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

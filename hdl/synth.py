@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from amaranth.back import rtlil
-from amaranth.hdl import Cat, Elaboratable, Module, Signal
+from amaranth.hdl import Cat, Elaboratable, Module, Signal, Value
 from amaranth.lib import wiring
 
 from permnet.errors import PermnetError, require
@@ -49,10 +49,9 @@ class RegisteredIO(Elaboratable):
         self.load = Signal()
         self.so = Signal()
         self.inputs, self.outputs = [], []
-        for name, member in dut.signature.members.items():
-            if not member.is_port:
-                raise PermnetError(f"RegisteredIO supports plain ports only; {name} is an interface")
-            (self.inputs if member.flow == wiring.In else self.outputs).append(getattr(dut, name))
+        # flatten() walks nested interfaces (streams) and gives each port's flow
+        for _path, member, value in dut.signature.flatten(dut):
+            (self.inputs if member.flow == wiring.In else self.outputs).append(Value.cast(value))
         self.chain_bits = sum(len(s) for s in self.inputs) + sum(len(s) for s in self.outputs)
 
     def elaborate(self, platform):

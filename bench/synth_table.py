@@ -1,0 +1,47 @@
+"""``make synth``: synthesis estimates for a standard set of sizes.
+
+Writes build/synth/synth.json and build/synth/synth.md (LUTs, FFs, Fmax on
+ECP5 and iCE40 for next-hop units, crossbar planes and Beneš networks).
+"""
+
+import json
+import sys
+from pathlib import Path
+
+from permnet.hdl import emit
+from permnet.hdl.synth import synthesize
+
+CASES = [
+    ("nexthop LDI(18,3) p1", lambda: emit.nexthop(18, 3)),
+    ("nexthop LDI(4096,8) p1", lambda: emit.nexthop(4096, 8)),
+    ("nexthop LDI(3000,10) p1", lambda: emit.nexthop(3000, 10)),
+    ("nexthop LDI(3000,10) p4", lambda: emit.nexthop(3000, 10, pipeline=4)),
+    ("nexthop LDI(3000,10) p1 parallel digits", lambda: emit.nexthop(3000, 10, digits="parallel")),
+    ("nexthop table LDI(20,3)", lambda: emit.nexthop(20, 3, variant="table")),
+    ("crossbar 8x8", lambda: emit.crossbar(8, 8)),
+    ("crossbar 16x8", lambda: emit.crossbar(16, 8)),
+    ("crossbar 8x8, 4 slots", lambda: emit.crossbar(8, 8, slots=4)),
+    ("benes 8x8", lambda: emit.benes(8, 8)),
+    ("benes 16x8 pipelined 0x55", lambda: emit.benes(16, 8, pipeline_mask=0x55)),
+    ("waksman 12x8", lambda: emit.benes(12, 8, network="waksman")),
+]
+
+
+def main(out="build/synth"):
+    rows = []
+    for name, make in CASES:
+        for target in ("ecp5", "ice40"):
+            r = synthesize(make().component, target)
+            rows.append({"case": name, **r})
+            print(rows[-1], flush=True)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "synth.json").write_text(json.dumps(rows, indent=2) + "\n")
+    lines = ["| case | target | LUTs | FFs | Fmax (MHz) |", "|---|---|---|---|---|"]
+    lines += [f"| {r['case']} | {r['target']} | {r['luts']} | {r['ffs']} | {r['fmax_mhz']} |" for r in rows]
+    (out / "synth.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

