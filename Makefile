@@ -28,10 +28,10 @@ demo: $(STAMP)
 	$(VENV)/bin/permnet demo -o $(OUT)
 
 test: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest -q -n 2 $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest -q -n 2 -m "not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=slow $(VENV)/bin/pytest -q -n 2 -m "slow or not slow"
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=slow $(VENV)/bin/pytest -q -n 2
 
 bench: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/run.py -o bench

@@ -186,13 +186,17 @@ def _depth(n):
 
 
 @njit(cache=True)
-def _links_kernel(n_total, nstages):
-    """links[s, p]: the position that position p moves to between stage s and s+1."""
-    links = np.empty((max(nstages - 1, 0), n_total), np.int64)
-    for s in range(nstages - 1):
+def _links_kernel(n_total, nstages, only):
+    """Links between stages: row s, entry p = the position p moves to after
+    stage s.  With ``only >= 0`` just that row (shape (1, N)), so a replay can
+    walk the stages without ever holding all of them."""
+    rows = 1 if only >= 0 else max(nstages - 1, 0)
+    first = only if only >= 0 else 0
+    links = np.empty((rows, n_total), np.int32)
+    for r in range(rows):
         for p in range(n_total):
-            links[s, p] = p
-    st_off = np.empty(256, np.int64)  # DFS keeps < 2 blocks per level
+            links[r, p] = p
+    st_off = np.empty(256, np.int64)
     st_n = np.empty_like(st_off)
     st_s = np.empty_like(st_off)
     st_off[0] = 0
@@ -207,16 +211,20 @@ def _links_kernel(n_total, nstages):
         if n < 3:
             continue
         h = n // 2
-        dep = _depth(n)
-        s1 = s0 + dep - 1
-        for j in range(h):
-            links[s0, off + 2 * j] = off + j
-            links[s0, off + 2 * j + 1] = off + h + j
-            links[s1 - 1, off + j] = off + 2 * j
-            links[s1 - 1, off + h + j] = off + 2 * j + 1
-        if n % 2 == 1:
-            links[s0, off + n - 1] = off + n - 1
-            links[s1 - 1, off + n - 1] = off + n - 1
+        s1 = s0 + _depth(n) - 1
+        a = s0 - first          # row of the input shuffle
+        b = s1 - 1 - first      # row of the output shuffle
+        if 0 <= a < rows:
+            for j in range(h):
+                links[a, off + 2 * j] = off + j
+                links[a, off + 2 * j + 1] = off + h + j
+        if 0 <= b < rows:
+            for j in range(h):
+                links[b, off + j] = off + 2 * j
+                links[b, off + h + j] = off + 2 * j + 1
+        # (for odd n the last position keeps its place in both shuffles)
+        if only >= 0 and s0 >= only:
+            continue          # every block below starts later than the wanted row
         st_off[top] = off
         st_n[top] = h
         st_s[top] = s0 + 1
@@ -317,7 +325,6 @@ def route(perm, network: str = "benes", *, partial: bool = False) -> BenesRoute:
 
 def _idle_switches_straight(r: BenesRoute) -> None:
     """Set to 0 every switch whose two inputs both carry filler traffic."""
-    links = _links_kernel(r.size, r.stages)
     carries = r.used.copy()          # carries[p]: position p holds a used signal
     for s in range(r.stages):
         firsts = r.stage_switches(s)
@@ -328,14 +335,14 @@ def _idle_switches_straight(r: BenesRoute) -> None:
         carries[crossed], carries[crossed + 1] = b, a
         if s < r.stages - 1:
             nxt = np.empty_like(carries)
-            nxt[links[s]] = carries
+            nxt[stage_links(r, s)] = carries
             carries = nxt
 
 
 def network_description(r: BenesRoute) -> dict:
     """The explicit, convention-free JSON description (see README):
     ``stages`` of switches with ``inputs`` and ``state``, and ``links``."""
-    links = _links_kernel(r.size, r.stages)
+    links = _links_kernel(r.size, r.stages, -1)
     stages = []
     for s in range(r.stages):
         firsts = r.stage_switches(s)
@@ -346,8 +353,13 @@ def network_description(r: BenesRoute) -> dict:
 
 
 def links(r: BenesRoute) -> np.ndarray:
-    """The (stages-1, N) link array of ``r``'s network."""
-    return _links_kernel(r.size, r.stages)
+    """The (stages-1, N) link array of ``r``'s network (int32)."""
+    return _links_kernel(r.size, r.stages, -1)
+
+
+def stage_links(r: BenesRoute, s: int) -> np.ndarray:
+    """Row s of :func:`links` alone (O(N) memory)."""
+    return _links_kernel(r.size, r.stages, s)[0]
 
 
 def stage_words(r: BenesRoute) -> list[int]:

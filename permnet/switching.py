@@ -101,7 +101,7 @@ def settings(perm, radix: int = 2, network: str = "benes") -> Settings:
     partial = any(v is None for v in perm) if not isinstance(perm, np.ndarray) else bool((perm < 0).any())
     if radix == 2 and network in benes.NETWORKS:
         r = benes.route(perm, network, partial=partial)
-        out = replay_2x2(r.state, benes.links(r))
+        out = replay_2x2(r.state, lambda s: benes.stage_links(r, s))
         s = Settings(r.size, 2, network, r)
     else:
         require(network in ("benes", "pn"), f"network {network!r} has only radix 2")

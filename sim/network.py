@@ -41,9 +41,10 @@ def replay_description(desc: dict, values=None) -> np.ndarray:
     return v
 
 
-def replay_2x2(state: np.ndarray, links: np.ndarray, values=None) -> np.ndarray:
+def replay_2x2(state: np.ndarray, links, values=None) -> np.ndarray:
     """Vectorised replay of 2x2 settings held as ``state[s, p]`` (the switch
-    reading positions p and p+1; 255 = no switch) and ``links[s, p]``."""
+    reading positions p and p+1; 255 = no switch) and ``links[s, p]``;
+    ``links`` may also be a function s -> row, to keep one row in memory."""
     nstages, n = state.shape
     v = np.arange(n) if values is None else np.array(values)
     for s in range(nstages):
@@ -54,7 +55,7 @@ def replay_2x2(state: np.ndarray, links: np.ndarray, values=None) -> np.ndarray:
         v[crossed], v[crossed + 1] = v[crossed + 1].copy(), v[crossed].copy()
         if s < nstages - 1:
             nxt = np.empty_like(v)
-            nxt[links[s]] = v
+            nxt[links(s) if callable(links) else links[s]] = v
             v = nxt
     return v
 

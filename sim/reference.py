@@ -92,5 +92,5 @@ def benes_outputs(route: benes.BenesRoute, data) -> list[int]:
     the replayed vector (position p holds the input routed to output p)."""
     from permnet.sim.network import replay_2x2
 
-    v = replay_2x2(route.state, benes.links(route))
+    v = replay_2x2(route.state, lambda s: benes.stage_links(route, s))
     return [int(data[i]) for i in v]

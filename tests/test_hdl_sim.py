@@ -18,7 +18,7 @@ from permnet.gen import benes as router
 from permnet.hdl.benes import BenesNetwork
 from permnet.hdl.crossbar import CrossbarPlane, stream_words
 from permnet.hdl.nexthop import LdiNextHop, LdiNextHopNaive, LdiNextHopTable
-from permnet.sim.reference import NextHopSpec, benes_outputs, crossbar_select, next_hop, route_table
+from permnet.sim.reference import NextHopSpec, benes_outputs, crossbar, crossbar_select, next_hop, route_table
 from permnet.sim.testbench import pack as _pack, run_crossbar as run_crossbar_tb, run_nexthop, unpack as _unpack
 
 
@@ -83,13 +83,58 @@ def test_crossbar_every_permutation(N):
         assert run_crossbar(N, 3, 1, [sel], [1], 4) == []
 
 
-def test_crossbar_all_permutations_of_8_one_run():
-    # Every permutation of 8 ports is too many runs; sample across the space.
-    rng = random.Random(8)
-    for _ in range(40):
-        p = list(range(8))
-        rng.shuffle(p)
-        assert run_crossbar(8, 4, 1, [crossbar_select(p).tolist()], [1], 3, seed=len(p)) == []
+def all_permutations_one_run(dut, N, W, load_words, expect):
+    """Load every permutation of N back to back in one simulation; after each
+    commit check one data word.  Returns the permutations that failed."""
+    perms = list(itertools.permutations(range(N)))
+    bad = []
+    data = [(k * 5 + 3) % (1 << W) for k in range(N)]
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+
+    payload = dut.cfg.payload
+    payload = payload.as_value() if hasattr(payload, "as_value") else payload
+
+    async def tb(ctx):
+        ctx.set(dut.i_data, _pack(data, W))
+        for p in perms:
+            ctx.set(dut.cfg.valid, 1)
+            for w in load_words(p):
+                ctx.set(payload, w)
+                await ctx.tick()
+            ctx.set(dut.cfg.valid, 0)
+            ctx.set(dut.commit, 1)
+            await ctx.tick()
+            ctx.set(dut.commit, 0)
+            await ctx.tick()
+            if _unpack(ctx.get(dut.o_data), N, W) != expect(p, data):
+                bad.append(p)
+    sim.add_testbench(tb)
+    sim.run()
+    return bad
+
+
+@pytest.mark.parametrize("N", [5, 6, 7, 8])
+def test_crossbar_every_permutation_up_to_8(N):
+    def words(p):
+        return stream_words([crossbar_select(list(p)).tolist()], N)
+
+    def expect(p, data):
+        return crossbar(crossbar_select(list(p)).tolist(), data)
+    assert all_permutations_one_run(CrossbarPlane(N, 4), N, 4, words, expect) == []
+
+
+@pytest.mark.parametrize("N", [7, 8])
+def test_benes_every_permutation_up_to_8(N):
+    routes = {}
+
+    def words(p):
+        routes[p] = router.route(list(p))
+        return router.stage_words(routes[p])
+
+    def expect(p, data):
+        return benes_outputs(routes[p], data)
+    assert all_permutations_one_run(BenesNetwork(N, 4), N, 4, words, expect) == []
 
 
 @pytest.mark.parametrize("N,K,durations", [(4, 2, [1, 3]), (5, 3, [2, 0, 4]), (6, 4, [1, 1, 2, 3])])
