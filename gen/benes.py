@@ -83,6 +83,21 @@ def lower_bound(n: int) -> int:
     return int(np.ceil(exact - 1e-9))
 
 
+@njit(cache=True, inline="always")
+def _push(stack, top, off, n, s0):
+    """Push block (offset, size, first stage) on the (3, 256) DFS stack."""
+    stack[0, top] = off
+    stack[1, top] = n
+    stack[2, top] = s0
+    return top + 1
+
+
+@njit(cache=True, inline="always")
+def _new_stack(n_total):
+    stack = np.empty((3, 256), np.int64)  # DFS holds < 2 blocks per level
+    return stack, _push(stack, 0, 0, n_total, 0)
+
+
 @njit(cache=True)
 def _route_kernel(perm, n_total, nstages, waksman):
     """Fill state[stage, first_position] for every switch; NO_SWITCH elsewhere."""
@@ -91,20 +106,10 @@ def _route_kernel(perm, n_total, nstages, waksman):
     tmp = np.empty(n_total, np.int32)
     inv = np.empty(n_total, np.int32)
     col = np.empty(n_total, np.int8)
-    # explicit stack of blocks: offset, size, first stage
-    st_off = np.empty(256, np.int64)  # DFS keeps < 2 blocks per level
-    st_n = np.empty_like(st_off)
-    st_s = np.empty_like(st_off)
-    top = 0
-    st_off[0] = 0
-    st_n[0] = n_total
-    st_s[0] = 0
-    top = 1
+    stack, top = _new_stack(n_total)
     while top > 0:
         top -= 1
-        off = st_off[top]
-        n = st_n[top]
-        s0 = st_s[top]
+        off, n, s0 = stack[0, top], stack[1, top], stack[2, top]
         if n < 2:
             continue
         if n == 2:
@@ -163,14 +168,8 @@ def _route_kernel(perm, n_total, nstages, waksman):
                 tmp[off + h + i // 2] = o // 2
         for i in range(n):
             work[off + i] = tmp[off + i]
-        st_off[top] = off
-        st_n[top] = h
-        st_s[top] = s0 + 1
-        top += 1
-        st_off[top] = off + h
-        st_n[top] = n - h
-        st_s[top] = s0 + 1
-        top += 1
+        top = _push(stack, top, off, h, s0 + 1)
+        top = _push(stack, top, off + h, n - h, s0 + 1)
     return state
 
 
@@ -196,18 +195,10 @@ def _links_kernel(n_total, nstages, only):
     for r in range(rows):
         for p in range(n_total):
             links[r, p] = p
-    st_off = np.empty(256, np.int64)
-    st_n = np.empty_like(st_off)
-    st_s = np.empty_like(st_off)
-    st_off[0] = 0
-    st_n[0] = n_total
-    st_s[0] = 0
-    top = 1
+    stack, top = _new_stack(n_total)
     while top > 0:
         top -= 1
-        off = st_off[top]
-        n = st_n[top]
-        s0 = st_s[top]
+        off, n, s0 = stack[0, top], stack[1, top], stack[2, top]
         if n < 3:
             continue
         h = n // 2
@@ -225,14 +216,8 @@ def _links_kernel(n_total, nstages, only):
         # (for odd n the last position keeps its place in both shuffles)
         if only >= 0 and s0 >= only:
             continue          # every block below starts later than the wanted row
-        st_off[top] = off
-        st_n[top] = h
-        st_s[top] = s0 + 1
-        top += 1
-        st_off[top] = off + h
-        st_n[top] = n - h
-        st_s[top] = s0 + 1
-        top += 1
+        top = _push(stack, top, off, h, s0 + 1)
+        top = _push(stack, top, off + h, n - h, s0 + 1)
     return links
 
 

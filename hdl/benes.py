@@ -28,7 +28,7 @@ from amaranth.lib.wiring import In, Out
 
 from permnet.errors import require
 from permnet.gen import benes as router
-from permnet.hdl.datapath import bits
+from permnet.hdl.datapath import shadow_loader
 
 __all__ = ["BenesNetwork", "layout"]
 
@@ -64,15 +64,8 @@ class BenesNetwork(wiring.Component):
         N, W, S = self.size, self.width, self.stages
         shadow = Array(Signal(self.word_bits, name=f"shd_{s}") for s in range(S))
         active = [Signal(self.word_bits, name=f"act_{s}", init=self.init[s]) for s in range(S)]
-        idx = Signal(bits(S), name="cfg_idx")
-        loaded = Signal()
-        m.d.comb += [self.cfg.ready.eq(~loaded), self.o_loaded.eq(loaded)]
-        with m.If(self.cfg.valid & self.cfg.ready):
-            m.d.sync += shadow[idx].eq(self.cfg.payload)
-            with m.If(idx == S - 1):
-                m.d.sync += [idx.eq(0), loaded.eq(1)]
-            with m.Else():
-                m.d.sync += idx.eq(idx + 1)
+        loaded = shadow_loader(m, self.cfg, shadow, S, "cfg")
+        m.d.comb += self.o_loaded.eq(loaded)
         with m.If(self.commit & loaded):
             m.d.sync += [a.eq(shadow[s]) for s, a in enumerate(active)]
             m.d.sync += loaded.eq(0)

@@ -28,7 +28,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.errors import require
-from permnet.hdl.datapath import bits
+from permnet.hdl.datapath import bits, shadow_loader
 
 __all__ = ["CrossbarPlane", "DUR_BITS", "entry_layout", "stream_words"]
 
@@ -80,25 +80,9 @@ class CrossbarPlane(wiring.Component):
         dur_shd = Array(Signal(DUR_BITS, name=f"dsh_{k}") for k in range(K))
 
         # loading the shadow copy
-        idx = Signal(bits(K * N), name="cfg_idx")
-        cfg_done = Signal()
-        m.d.comb += self.cfg.ready.eq(~cfg_done)
-        with m.If(self.cfg.valid & self.cfg.ready):
-            m.d.sync += shadow[idx].eq(self.cfg.payload)
-            with m.If(idx == K * N - 1):
-                m.d.sync += [idx.eq(0), cfg_done.eq(1)]
-            with m.Else():
-                m.d.sync += idx.eq(idx + 1)
+        cfg_done = shadow_loader(m, self.cfg, shadow, K * N, "cfg")
         if K > 1:
-            didx = Signal(bits(K), name="dur_idx")
-            dur_done = Signal()
-            m.d.comb += self.dur.ready.eq(~dur_done)
-            with m.If(self.dur.valid & self.dur.ready):
-                m.d.sync += dur_shd[didx].eq(self.dur.payload)
-                with m.If(didx == K - 1):
-                    m.d.sync += [didx.eq(0), dur_done.eq(1)]
-                with m.Else():
-                    m.d.sync += didx.eq(didx + 1)
+            dur_done = shadow_loader(m, self.dur, dur_shd, K, "dur")
             loaded = cfg_done & dur_done
         else:
             loaded = cfg_done

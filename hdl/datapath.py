@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from amaranth.hdl import Mux, Signal, Value
 
-__all__ = ["bits", "reduce_steps", "digits_steps", "merge", "build"]
+__all__ = ["bits", "reduce_steps", "digits_steps", "residue_steps", "thermometer_steps", "merge", "build",
+           "shadow_loader"]
 
 
 def bits(x: int) -> int:
@@ -172,3 +173,19 @@ def thermometer_steps(src: str, dst: str, const: int, quotient_bound: int) -> li
             q = q + (v >= k * const)
         return {dst: q[:bits(quotient_bound - 1)]}
     return [step]
+
+
+def shadow_loader(m, port, shadow, count: int, name: str):
+    """Write the beats of stream ``port`` into ``shadow[0..count-1]`` in
+    order; returns the flag that says all ``count`` beats have arrived (the
+    stream is not ready while it is set; clear it with ``m.d.sync``)."""
+    idx = Signal(bits(count), name=f"{name}_idx")
+    done = Signal(name=f"{name}_done")
+    m.d.comb += port.ready.eq(~done)
+    with m.If(port.valid & port.ready):
+        m.d.sync += shadow[idx].eq(port.payload)
+        with m.If(idx == count - 1):
+            m.d.sync += [idx.eq(0), done.eq(1)]
+        with m.Else():
+            m.d.sync += idx.eq(idx + 1)
+    return done

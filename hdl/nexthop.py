@@ -44,7 +44,31 @@ def _check_pipeline(pipeline: int) -> None:
     require(isinstance(pipeline, int) and pipeline >= 1, f"pipeline depth must be >= 1, got {pipeline}")
 
 
-class LdiNextHop(wiring.Component):
+class _MelhemUnit(wiring.Component):
+    """Parameters and the hop multiplexer shared by the closed-form units."""
+
+    def __init__(self, M: int, S: int, *, pipeline: int = 1, shortcut: bool = True):
+        _check_pipeline(pipeline)
+        self.spec = NextHopSpec(M, S, shortcut)
+        self.pipeline = pipeline
+        super().__init__(_signature(M, S, self.spec.hop_bits))
+
+    def _hop_mux(self, m, hop, l0, digit):
+        """link = l0 at hop 0, ``digit(i)`` at hop i >= 1 (hops past h-1 as h-1)."""
+        h = self.spec.h
+        link = Signal(bits(self.spec.S - 1), name="link_sel")
+        with m.Switch(hop):
+            with m.Case(0):
+                m.d.comb += link.eq(l0)
+            for i in range(1, h):
+                with m.Case(i):
+                    m.d.comb += link.eq(digit(i))
+            with m.Default():
+                m.d.comb += link.eq(digit(h - 1))
+        return link
+
+
+class LdiNextHop(_MelhemUnit):
     """Closed-form next hop for LDI(M, S) with M = S^(h-1) G (see module doc).
 
     Datapath, no divider anywhere: ``x0 = S n mod M`` and ``r = S n mod G``
@@ -58,12 +82,9 @@ class LdiNextHop(wiring.Component):
     """
 
     def __init__(self, M: int, S: int, *, pipeline: int = 1, shortcut: bool = True, digits: str = "serial"):
-        _check_pipeline(pipeline)
         require(digits in ("serial", "parallel"), f"digits must be serial or parallel, got {digits!r}")
-        self.spec = NextHopSpec(M, S, shortcut)
-        self.pipeline = pipeline
         self.digits = digits
-        super().__init__(_signature(M, S, self.spec.hop_bits))
+        super().__init__(M, S, pipeline=pipeline, shortcut=shortcut)
 
     def elaborate(self, platform):
         m = Module()
@@ -94,16 +115,7 @@ class LdiNextHop(wiring.Component):
             return out
 
         def select(env):
-            link = Signal(bits(S - 1), name="link_sel")
-            with m.Switch(env["hop"]):
-                with m.Case(0):
-                    m.d.comb += link.eq(env["l0"])
-                for i in range(1, h):
-                    with m.Case(i):
-                        m.d.comb += link.eq(env[f"dig{h - 1 - i}"])
-                with m.Default():
-                    m.d.comb += link.eq(env["dig0"])
-            return {"link": link}
+            return {"link": self._hop_mux(m, env["hop"], env["l0"], lambda i: env[f"dig{h - 1 - i}"])}
 
         def finish(env):
             s = Value.cast(env["x0"]) + env["link"]
@@ -115,14 +127,8 @@ class LdiNextHop(wiring.Component):
         return m
 
 
-class LdiNextHopNaive(wiring.Component):
+class LdiNextHopNaive(_MelhemUnit):
     """Baseline: the function of :class:`LdiNextHop` written with ``%``/``//``."""
-
-    def __init__(self, M: int, S: int, *, pipeline: int = 1, shortcut: bool = True):
-        _check_pipeline(pipeline)
-        self.spec = NextHopSpec(M, S, shortcut)
-        self.pipeline = pipeline
-        super().__init__(_signature(M, S, self.spec.hop_bits))
 
     def elaborate(self, platform):
         m = Module()
@@ -134,15 +140,7 @@ class LdiNextHopNaive(wiring.Component):
         if sp.shortcut:
             delta = (d + M - x0) % M
             l0 = Mux(delta < S, delta, l0)
-        link = Signal(bits(S - 1))
-        with m.Switch(hop):
-            with m.Case(0):
-                m.d.comb += link.eq(l0)
-            for i in range(1, h):
-                with m.Case(i):
-                    m.d.comb += link.eq((d // S ** (h - 1 - i)) % S)
-            with m.Default():
-                m.d.comb += link.eq(d % S)
+        link = self._hop_mux(m, hop, l0, lambda i: (d // S ** (h - 1 - i)) % S)
         env = {"valid": self.i_valid, "link": link, "next": (x0 + link) % M}
         out = build(m, env, [[lambda e: {}]], self.pipeline)
         m.d.comb += [self.o_valid.eq(out["valid"]), self.o_link.eq(out["link"]), self.o_next.eq(out["next"])]
