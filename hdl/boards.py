@@ -20,6 +20,7 @@ from pathlib import Path
 
 from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth.hdl import Elaboratable, Module, Mux, Signal
+from amaranth.lib import io
 from amaranth.vendor import LatticeECP5Platform, LatticeICE40Platform
 
 from permnet.errors import PermnetError, require
@@ -99,11 +100,13 @@ class DemoTop(Elaboratable):
         m.d.comb += [nh.i_valid.eq(1), nh.i_node.eq(Mux(node >= 18, node - 18, node)),
                      nh.i_dest.eq(Mux(dest >= 18, dest - 18, dest)), nh.i_hop.eq(hop), xb.i_data.eq(count[:8]),
                      xb.cfg.valid.eq(0), xb.commit.eq(0)]
-        leds = [platform.request("led", k).o for k in range(8)] if platform else [Signal() for _ in range(8)]
         out = Signal(8)
         m.d.sync += out.eq(xb.o_data ^ nh.o_next ^ (nh.o_link << 6))
-        for k, led in enumerate(leds):
-            m.d.comb += led.eq(out[k])
+        for k in range(8):
+            if platform is None:
+                continue
+            m.submodules[f"led{k}"] = led = io.Buffer("o", platform.request("led", k, dir="-"))
+            m.d.comb += led.o.eq(out[k])
         return m
 
 
