@@ -77,3 +77,41 @@ def plot_ldi(M: int, S: int, outdir) -> list[Path]:
     if M <= UNFOLD_MAX:
         paths += unfolded(M, S, outdir / f"ldi_{M}_{S}_unfolded")
     return paths
+
+
+def orp_haspl_vs_m(n: int, r: int, samples: dict, stem: Path) -> list[Path]:
+    """Figure 5 of Yasudo et al.: the continuous Moore bound (formula 2) over
+    m, the Theorem 2 bound, m_opt, and annealed h-ASPL at the sampled m."""
+    from permnet.gen.orp_bounds import haspl_lower_bound, m_opt, moore_haspl
+
+    mo = m_opt(n, r)
+    ms = np.arange(max(2, mo // 3), 3 * mo + 1)
+    bound = [moore_haspl(n, int(m), r) for m in ms]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(ms, bound, color="#3b6ea8", label="continuous Moore bound (formula 2)")
+    ax.axhline(haspl_lower_bound(n, r), color="gray", ls=":", label="Theorem 2 lower bound")
+    ax.axvline(mo, color="#c44", ls="--", lw=0.8, label=f"m_opt = {mo}")
+    if samples:
+        xs = sorted(samples)
+        ax.plot(xs, [samples[x] for x in xs], "o-", color="#e08a00", label="simulated annealing (swing)")
+    finite = [b for b in bound if np.isfinite(b)]
+    if finite:
+        low = min(finite + list(samples.values()) + [haspl_lower_bound(n, r)])
+        ax.set_ylim(low - 0.05, min(max(finite), min(finite) + 1.5))
+    ax.set_xlabel("switches m")
+    ax.set_ylabel("h-ASPL")
+    ax.set_title(f"n = {n}, r = {r}")
+    ax.legend(fontsize=7)
+    return _save(fig, stem)
+
+
+def host_distribution(counts, title: str, stem: Path) -> list[Path]:
+    """Figure 6: how many switches hold k hosts."""
+    values, freq = np.unique(np.asarray(counts), return_counts=True)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.bar(values, freq, color="#3b6ea8")
+    ax.set_xlabel("hosts on the switch")
+    ax.set_ylabel("switches")
+    ax.set_title(title)
+    ax.set_xticks(values)
+    return _save(fig, stem)
