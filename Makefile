@@ -43,8 +43,5 @@ clean:
 	rm -rf out build .pytest_cache .hypothesis
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
-distsynth: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/synth_table.py build/synth
-
-clean: clean
+distclean: clean
 	rm -rf $(VENV)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -33,9 +32,6 @@ from permnet.errors import PermnetError, require
 from permnet.fileio import atomic_write
 
 __all__ = ["HostSwitchGraph", "weighted_distance_sum", "read_edges", "parse_edges"]
-
-INF = 1 << 40
-
 
 @njit(cache=True)
 def _csr(m, eu, ev):
@@ -294,7 +290,3 @@ def read_edges(path) -> HostSwitchGraph:
     except OSError as exc:
         raise PermnetError(f"cannot read {path}: {exc.strerror}") from None
     return parse_edges(text, str(path))
-
-
-def pairs(n: int) -> int:
-    return comb(n, 2)

@@ -36,7 +36,7 @@ from numba import njit
 
 from permnet.errors import require
 from permnet.gen.hostswitch import HostSwitchGraph, check_order_radix, weighted_distance_sum
-from permnet.gen.orp_bounds import haspl_lower_bound, m_opt
+from permnet.gen.orp_bounds import m_opt
 
 __all__ = ["initial_graph", "anneal", "SearchResult", "search"]
 
@@ -330,7 +330,3 @@ def search(n: int, r: int, *, m: int | None = None, seconds: float | None = None
     h, g, _, s = best
     total_evals = sum(e for _, e, _, _ in results)
     return SearchResult(g, h, g.diameter(), total_evals, time.perf_counter() - t, s)
-
-
-def gap(n: int, r: int, haspl: float) -> float:
-    return haspl - haspl_lower_bound(n, r)

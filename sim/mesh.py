@@ -113,17 +113,8 @@ def route_mesh(side: int, dims: int, perm) -> MeshResult:
         cur = np.stack([src // side, src % side], axis=1)
         dst = np.stack([p // side, p % side], axis=1)
         axes, dirs = np.array([1, 1, 0, 0]), np.array([-1, 1, -1, 1])
-    grid = side if dims == 2 else max(side, 1)
-    cur2 = np.ascontiguousarray(cur, dtype=np.int64)
-    if dims == 1:
-        # a 1 x side grid: rows all 0, side columns
-        last, buf = _simulate_line(cur2, np.ascontiguousarray(dst, dtype=np.int64), side, axes, dirs)
-    else:
-        last, buf = _simulate(cur2, np.ascontiguousarray(dst, dtype=np.int64), grid, axes, dirs)
+    # The line is row 0 of a side x side grid whose other rows stay empty.
+    last, buf = _simulate(np.ascontiguousarray(cur, dtype=np.int64), np.ascontiguousarray(dst, dtype=np.int64),
+                          side, axes, dirs)
     sb, bb = bounds(side, dims)
     return MeshResult(side, dims, int(last), int(buf), sb, bb)
-
-
-def _simulate_line(cur, dst, side, axes, dirs):
-    # Embed the line as row 0 of a side x side grid; other rows stay empty.
-    return _simulate(cur, dst, side, axes, dirs)

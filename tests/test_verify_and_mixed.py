@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from helpers import all_pairs, is_perm
-from permnet import ocsconfig
 from permnet.errors import PermnetError
 from permnet.gen.mixed import mixed_network, user_permutations
 from permnet.gen.planes import ldi_planes
