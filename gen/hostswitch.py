@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from permnet.errors import PermnetError, require
-from permnet.fileio import atomic_write
+from permnet.fileio import atomic_write, read_text
 
 __all__ = ["HostSwitchGraph", "weighted_distance_sum", "read_edges", "parse_edges"]
 
@@ -285,8 +285,4 @@ def parse_edges(text: str, name: str = "edges") -> HostSwitchGraph:
 
 
 def read_edges(path) -> HostSwitchGraph:
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise PermnetError(f"cannot read {path}: {exc.strerror}") from None
-    return parse_edges(text, str(path))
+    return parse_edges(read_text(path), str(path))

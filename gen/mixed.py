@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from permnet.errors import PermnetError, require
+from permnet.fileio import read_text
 from permnet.gen import ldi
 from permnet.gen.metrics import Digraph, distance_stats
 from permnet.gen.planes import is_permutation, ldi_planes
@@ -61,7 +62,7 @@ def user_permutations(specs, M: int) -> list[tuple[str, np.ndarray]]:
 
 
 def _read_perm(path: str, M: int) -> np.ndarray:
-    text = Path(path).read_text()
+    text = read_text(path)
     try:
         vals = json.loads(text) if text.lstrip().startswith("[") else [int(t) for t in text.split()]
     except ValueError:

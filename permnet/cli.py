@@ -28,6 +28,15 @@ def _echo_json(obj) -> None:
     click.echo(text)
 
 
+def _emit(rep: dict, as_json: bool, keys=None, width: int = 14) -> None:
+    """Print ``rep`` as JSON, or as aligned ``key value`` lines (only ``keys`` if given)."""
+    if as_json:
+        _echo_json(rep)
+        return
+    for k in keys or rep:
+        click.echo(f"{k:{width}} {rep[k]}")
+
+
 def _ints(text: str, what: str) -> list[int]:
     """Parse ``1,2,4`` into integers; an empty string is an empty list."""
     out = []
@@ -67,12 +76,8 @@ def topo_ldi(M, S, as_json):
     from permnet.gen.report import ldi_summary
 
     summary = ldi_summary(M, S)
-    if as_json:
-        _echo_json(summary)
-    else:
-        for k in ("topology", "nodes", "degree", "diameter", "avg_hops", "moore_diameter_bound",
-                  "bandwidth_factor", "melhem_form"):
-            click.echo(f"{k:22} {summary[k]}")
+    _emit(summary, as_json, ("topology", "nodes", "degree", "diameter", "avg_hops", "moore_diameter_bound",
+                             "bandwidth_factor", "melhem_form"), 22)
 
 
 # ----------------------------------------------------------------- routing
@@ -302,8 +307,7 @@ def benes(perm_text, perm_file, radix, network, outdir, as_json):
     if as_json:
         _echo_json(desc)
     else:
-        for k, v in s.summary().items():
-            click.echo(f"{k:12} {v}")
+        _emit(s.summary(), False, width=12)
 
 
 @cli.command()
@@ -323,12 +327,7 @@ def mesh(side, dims, perm_file, use_random, seed, as_json):
     require(use_random != (perm_file is not None), "give exactly one of --perm-file and --random")
     perm = np.random.default_rng(seed).permutation(side ** dims) if use_random else read_perm_file(perm_file)
     require(all(v is not None for v in perm), "mesh routing needs a full permutation")
-    rep = route_mesh(side, dims, perm).as_dict()
-    if as_json:
-        _echo_json(rep)
-    else:
-        for k, v in rep.items():
-            click.echo(f"{k:14} {v}")
+    _emit(route_mesh(side, dims, perm).as_dict(), as_json)
 
 
 @cli.command()
@@ -351,12 +350,7 @@ def butterfly(dims, perm_spec, seed, as_json):
     else:
         perm = read_perm_file(perm_spec)
         require(all(v is not None for v in perm), "butterfly routing needs a full permutation")
-    rep = route_butterfly(dims, perm).as_dict()
-    if as_json:
-        _echo_json(rep)
-    else:
-        for k in ("dims", "max_node_load", "max_link_load", "hot_spot"):
-            click.echo(f"{k:14} {rep[k]}")
+    _emit(route_butterfly(dims, perm).as_dict(), as_json, ("dims", "max_node_load", "max_link_load", "hot_spot"))
 
 
 # --------------------------------------------------------------------- RTL
@@ -482,12 +476,7 @@ def _report(gen, target, freq, as_json):
     from permnet.hdl.synth import synthesize
 
     rep = synthesize(gen.component, target, freq_mhz=freq)
-    rep = {"module": gen.kind, **gen.params, **rep}
-    if as_json:
-        _echo_json(rep)
-    else:
-        for k, v in rep.items():
-            click.echo(f"{k:14} {v}")
+    _emit({"module": gen.kind, **gen.params, **rep}, as_json)
 
 
 @synth.command("nexthop")
@@ -550,12 +539,7 @@ def orp_bound(n, r, as_json):
     """Theorem 1/2 lower bounds, the continuous Moore bound and m_opt."""
     from permnet.gen.orp_bounds import bounds
 
-    rep = bounds(n, r)
-    if as_json:
-        _echo_json(rep)
-    else:
-        for k, v in rep.items():
-            click.echo(f"{k:22} {v}")
+    _emit(bounds(n, r), as_json, width=22)
 
 
 def _search_options(f):
@@ -586,12 +570,7 @@ def orp_search(n, r, m, seconds, evaluations, seed, workers, dask, mode, start, 
     res = do_search(n, r, m=m, seconds=seconds, evaluations=evaluations, seed=seed, workers=workers, mode=mode,
                     dask=dask, start=g0, show_progress=not as_json and sys.stderr.isatty())
     res.graph.write(output)
-    rep = res.as_dict(haspl_lower_bound(n, r))
-    if as_json:
-        _echo_json(rep)
-    else:
-        for k, v in rep.items():
-            click.echo(f"{k:12} {v}")
+    _emit(res.as_dict(haspl_lower_bound(n, r)), as_json, width=12)
 
 
 @orp.command("eval")
@@ -602,12 +581,7 @@ def orp_eval(path, as_json):
     from permnet.gen.hostswitch import read_edges
 
     g = read_edges(path)
-    rep = g.summary() | {"unused_switches": g.unused_switches()}
-    if as_json:
-        _echo_json(rep)
-    else:
-        for k, v in rep.items():
-            click.echo(f"{k:18} {v}")
+    _emit(g.summary() | {"unused_switches": g.unused_switches()}, as_json, width=18)
 
 
 @orp.command("compare")

@@ -28,6 +28,18 @@ def atomic_write(path, data) -> Path:
     return path
 
 
+def read_text(path) -> str:
+    """The text of ``path``; unreadable or binary files become a PermnetError."""
+    from permnet.errors import PermnetError
+
+    try:
+        return Path(path).read_text()
+    except OSError as exc:
+        raise PermnetError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise PermnetError(f"{path}: not a text file") from None
+
+
 def dumps_json(obj) -> str:
     """Deterministic JSON text: sorted keys, two-space indent, trailing newline."""
     return json.dumps(obj, indent=2, sort_keys=True) + "\n"

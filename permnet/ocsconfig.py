@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from permnet.errors import PermnetError, require
-from permnet.fileio import atomic_write, dumps_json
+from permnet.fileio import atomic_write, dumps_json, read_text
 
 FORMAT = "permnet-ocs-config"
 VERSION = 1
@@ -293,22 +293,13 @@ def parse_text(text: str, fmt: str | None = None, index_base: int | None = None,
 def read_dump(path, fmt: str | None = None, index_base: int | None = None,
               ports: int | None = None) -> Dump:
     """Read any supported file leniently (for comparing a switch read-back)."""
-    text = _read_text(path)
+    text = read_text(path)
     fmt = fmt or (format_from_path(path) if Path(path).suffix.lower() == ".json"
                   else detect_format(text))
     if fmt == "json":
         cfg = config_from_document(_parse_json(text, path), str(path))
         return Dump("json", cfg.ports, len(cfg.planes), cfg.crossconnects(), {"topology": cfg.topology})
     return parse_text(text, fmt, index_base, str(path), ports)
-
-
-def _read_text(path) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError as exc:
-        raise PermnetError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise PermnetError(f"{path}: not a text file") from None
 
 
 def _parse_json(text: str, name) -> dict:
@@ -365,7 +356,7 @@ def config_from_dump(dump: Dump, name: str = "config") -> OcsConfig:
 
 def read(path, fmt: str | None = None, index_base: int | None = None) -> OcsConfig:
     """Read a configuration file in any format, strictly."""
-    text = _read_text(path)
+    text = read_text(path)
     fmt = fmt or ("json" if text.lstrip().startswith("{") or Path(path).suffix.lower() == ".json"
                   else detect_format(text))
     if fmt == "json":

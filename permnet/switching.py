@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from permnet.errors import PermnetError, require
-from permnet.fileio import atomic_write
+from permnet.fileio import atomic_write, read_text
 from permnet.gen import benes, pn
 from permnet.sim.network import replay_2x2, replay_description
 
@@ -55,10 +55,7 @@ def parse_perm_text(text: str) -> list:
 
 def read_perm_file(path) -> list:
     """A JSON list (null = unused) or one integer per line."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise PermnetError(f"cannot read {path}: {exc.strerror}") from None
+    text = read_text(path)
     if text.lstrip().startswith("["):
         try:
             vals = json.loads(text)

@@ -57,12 +57,12 @@ def route_butterfly(d: int, perm) -> ButterflyResult:
     p = check_permutation(perm if isinstance(perm, np.ndarray) else list(perm))
     require(len(p) == 2 ** d, f"permutation has {len(p)} entries, BF({d}) has {2 ** d} rows")
     a = np.arange(2 ** d)
-    rows = np.stack([(p & ((1 << l) - 1)) | (a & ~((1 << l) - 1)) for l in range(d + 1)])
+    rows = np.stack([(p & ((1 << lv) - 1)) | (a & ~((1 << lv) - 1)) for lv in range(d + 1)])
     node = np.stack([np.bincount(r, minlength=2 ** d) for r in rows])
     links: dict = {}
-    for l in range(d):
-        keys, counts = np.unique(rows[l] * 2 ** d + rows[l + 1], return_counts=True)
+    for lv in range(d):
+        keys, counts = np.unique(rows[lv] * 2 ** d + rows[lv + 1], return_counts=True)
         for k, c in zip(keys.tolist(), counts.tolist()):
-            links[(l, k // 2 ** d, k % 2 ** d)] = c
+            links[(lv, k // 2 ** d, k % 2 ** d)] = c
     lvl, row = np.unravel_index(int(np.argmax(node)), node.shape)
     return ButterflyResult(d, node, links, int(node.max()), max(links.values()), (int(lvl), int(row)))

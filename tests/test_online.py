@@ -48,9 +48,9 @@ def walk_loads(d, perm):
     for a in range(2 ** d):
         row = a
         load[(0, row)] = load.get((0, row), 0) + 1
-        for l in range(d):
-            row = (row & ~(1 << l)) | (perm[a] & (1 << l))
-            load[(l + 1, row)] = load.get((l + 1, row), 0) + 1
+        for lv in range(d):
+            row = (row & ~(1 << lv)) | (perm[a] & (1 << lv))
+            load[(lv + 1, row)] = load.get((lv + 1, row), 0) + 1
         assert row == perm[a]
     return load
 
@@ -61,7 +61,7 @@ def test_butterfly_loads_match_walk(d):
         r = route_butterfly(d, perm)
         load = walk_loads(d, perm.tolist())
         assert r.max_node_load == max(load.values())
-        assert all(r.node_load[l, row] == c for (l, row), c in load.items())
+        assert all(r.node_load[lv, row] == c for (lv, row), c in load.items())
 
 
 def test_figure5_hot_spot():
