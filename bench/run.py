@@ -197,6 +197,33 @@ def synth_rows(target="ecp5", pipeline=1):
     return rows
 
 
+# ------------------------------------------------------------------ issue 5
+
+@case("diameter + avg distance, random 16-regular graph, 4096 nodes", ">= 100x vs networkx all pairs")
+def bench_metrics_random_regular():
+    import networkx as nx
+
+    from permnet.gen.metrics import Digraph, distance_stats
+
+    G = nx.random_regular_graph(16, 4096, seed=1)
+    e = np.array(G.edges())
+    g = Digraph.from_arcs(4096, np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])
+    ours, s = best_time(lambda: distance_stats(g))
+
+    def networkx_metrics():
+        total, diam = 0, 0
+        for _, row in nx.all_pairs_shortest_path_length(G):
+            total += sum(row.values())
+            diam = max(diam, max(row.values()))
+        return diam, total / (4096 * 4095)
+
+    t = time.perf_counter()
+    diam, avg = networkx_metrics()
+    base = time.perf_counter() - t
+    assert diam == s.diameter and abs(avg - s.avg_hops) < 1e-9
+    return ours, base, "networkx all_pairs_shortest_path_length"
+
+
 # ------------------------------------------------------------------ issue 6
 
 @case("h-ASPL evaluation n=1024, m=183, r=24 (one evaluation)", "<= 0.5 ms")
