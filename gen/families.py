@@ -201,3 +201,89 @@ def petersen() -> Topology:
 FAMILIES = {"debruijn": de_bruijn, "kautz": kautz, "imase-itoh": imase_itoh, "shufflenet": shufflenet,
             "torus": torus, "mesh": mesh, "hypercube": hypercube, "star": star_graph,
             "ccc": cube_connected_cycles, "petersen": petersen}
+
+
+def parse_chords(text: str) -> list[list[int]]:
+    """``50,11,89`` (one chord per residue class: degree 3) or ``3,9;6;...``
+    (``;`` between classes, ``,`` between the chords of a class)."""
+    from permnet.errors import PermnetError
+
+    groups = text.split(";") if ";" in text else text.split(",")
+    out = []
+    for g in groups:
+        try:
+            out.append([int(t) for t in g.split(",") if t.strip()])
+        except ValueError:
+            raise PermnetError(f"chords: {g!r} is not a list of integers") from None
+    return out
+
+
+def chordal_ring(n: int, chords) -> Topology:
+    """Chordal ring of order r = len(chords) (Doty, Section 3): the ring
+    0-1-...-(n-1)-0 plus, for node i of residue class p = i mod r, a chord
+    to i + w (mod n) for each w in ``chords[p]`` (an int means one chord).
+
+    The pairing must be consistent: a chord w from class p lands in class
+    q = (p + w) mod r, whose chords must include n - w (so every chord is
+    the same edge seen from both ends); w = n/2 pairs a class with itself.
+    Degree 2 + (chords per class); an odd degree needs n even, and r must
+    divide n.  Inconsistent pairings are rejected with the reason.
+    """
+    groups = [[c] if isinstance(c, (int, np.integer)) else list(c) for c in chords]
+    r = len(groups)
+    require(n >= 3, f"a ring needs at least 3 nodes, got {n}")
+    require(r >= 1 and n % r == 0, f"the order r={r} (number of chord classes) must divide n={n}")
+    sizes = {len(g) for g in groups}
+    require(len(sizes) == 1, "every residue class needs the same number of chords (a regular graph)")
+    degree = 2 + sizes.pop()
+    require(not (degree % 2 and n % 2), f"degree {degree} is odd, so n must be even; n={n}")
+    for p, g in enumerate(groups):
+        for w in g:
+            require(0 < w < n, f"class {p}: chord {w} out of range 1..{n - 1}")
+            require(w not in (1, n - 1), f"class {p}: chord {w} duplicates a ring link")
+            q, back = (p + w) % r, n - w
+            require(back in groups[q], f"class {p}: chord {w} reaches class {q}, whose chords must include "
+                                       f"n-{w}={back} (an inconsistent pairing)")
+    pairs = set()
+    for i in range(n):
+        j = (i + 1) % n
+        pairs.add((min(i, j), max(i, j)))
+    for i in range(n):
+        for w in groups[i % r]:
+            j = (i + w) % n
+            pairs.add((min(i, j), max(i, j)))
+    t = _topology("chordal", n, sorted(pairs), False, order=r, chords=[list(g) for g in groups])
+    deg = np.bincount(t.tails, minlength=n)
+    require(int(deg.max()) == int(deg.min()) == degree,
+            f"chords give node degrees {int(deg.min())}..{int(deg.max())}, not {degree}: chords coincide")
+    return t
+
+
+def cyclic_product(g: Topology, m: int) -> Topology:
+    """Doty's product of m copies of an undirected graph G: node
+    (v_1, ..., v_m) (number sum v_i n_G^(i-1)) links to its two cyclic
+    shifts and to (v_1', v_2, ..., v_m) for every neighbour v_1' of v_1.
+    Degree d_G + 2 (d_G + 1 for m = 2, where both shifts are the same
+    node), diameter at most m k_G + m - 1, n_G^m nodes."""
+    require(not g.directed, "the cyclic product takes an undirected graph")
+    require(m >= 2, f"the product needs m >= 2 copies, got {m}")
+    nG = g.n
+    N = nG ** m
+    require(N <= 2_000_000, f"the product would have {N} nodes (limit 2,000,000)")
+    nbrs = [[] for _ in range(nG)]
+    for a, b in zip(g.tails.tolist(), g.heads.tolist()):
+        nbrs[a].append(b)
+    pairs = set()
+    for x in range(N):
+        digits = [(x // nG ** i) % nG for i in range(m)]
+        left = digits[1:] + digits[:1]      # (v2, ..., vm, v1)
+        y = sum(v * nG ** i for i, v in enumerate(left))
+        pairs.add((min(x, y), max(x, y)))
+        for v in nbrs[digits[0]]:
+            z = x - digits[0] + v
+            pairs.add((min(x, z), max(x, z)))
+    pairs = {p for p in pairs if p[0] != p[1]}   # constant nodes are their own shifts
+    return _topology("cyclic-product", N, sorted(pairs), False, copies=m, component=g.name)
+
+
+FAMILIES.update({"chordal": chordal_ring, "cyclic-product": cyclic_product})

@@ -141,6 +141,25 @@ def _register_families():
                     lambda kw: (kw["k"],))
     _family_command("ccc", f.cube_connected_cycles, [dims], lambda kw: (kw["dims"],))
     _family_command("petersen", f.petersen, [], lambda kw: ())
+    _family_command("chordal", f.chordal_ring,
+                    [click.option("--nodes", "-M", "M", type=int, required=True),
+                     click.option("--chords", required=True,
+                                  help="chord of each residue class, e.g. 50,11,89,21,79; higher degree: 3,9;6,12;...")],
+                    lambda kw: (kw["M"], f.parse_chords(kw["chords"])))
+
+    def product_args(kw):
+        require(kw["graph"] == "petersen" or kw["graph"].startswith("chordal:"),
+                "--graph takes petersen or chordal:N:CHORDS")
+        if kw["graph"] == "petersen":
+            g = f.petersen()
+        else:
+            _, n, chords = kw["graph"].split(":", 2)
+            g = f.chordal_ring(int(n), f.parse_chords(chords))
+        return g, kw["copies"]
+    _family_command("product", f.cyclic_product,
+                    [click.option("--graph", default="petersen", show_default=True,
+                                  help="petersen or chordal:N:CHORDS"),
+                     click.option("--copies", "-m", "copies", type=int, required=True)], product_args)
 
 
 _register_families()

@@ -72,3 +72,53 @@ def test_cli_examples(tmp_path):
     assert len(json.loads((tmp_path / "p.json").read_text())["edges"]) == 15
     p = run("topo", "star", "-k", 12, check=False)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+
+
+# Doty, Table 1: degree-3 chordal rings with their printed chord lengths.
+DOTY_TABLE1 = [(6, 100, [50, 11, 89, 21, 79]), (7, 180, [153, 16, 116, 27, 64, 164]),
+               (8, 280, [140, 101, 73, 17, 179, 207, 263]),
+               (9, 462, [231, 37, 16, 139, 247, 425, 79, 446, 383, 215, 323]),
+               (10, 708, [632, 685, 23, 208, 601, 107, 483, 500, 76, 225, 433, 275])]
+
+
+@pytest.mark.parametrize("k,n,chords", DOTY_TABLE1)
+def test_doty_table1_rings_have_the_printed_diameter(k, n, chords):
+    m = f.chordal_ring(n, chords).metrics()
+    assert (m["nodes"], m["degree"], m["min_degree"], m["diameter"]) == (n, 3, 3, k)
+
+
+def test_chordal_ring_matches_networkx_and_higher_degree():
+    t = f.chordal_ring(24, [12, 7, 17])        # order 3: class 0 opposite, classes 1 and 2 paired
+    G = nx.Graph(t.networkx())
+    assert nx.diameter(G) == t.metrics()["diameter"] and all(d == 3 for _, d in G.degree())
+    t4 = f.chordal_ring(36, [[13, 11], [23, 7], [29, 25]])   # order 3, degree 4: every class to both others
+    m = t4.metrics()
+    assert m["degree"] == m["min_degree"] == 4 and m["connected"]
+
+
+@pytest.mark.parametrize("n,chords,msg", [
+    (100, [50, 11, 88, 21, 79], "inconsistent pairing"),
+    (99, [50, 11, 89], "must be even"),
+    (100, [1, 99, 50, 50, 50], "duplicates a ring link"),
+    (30, [15, 4, 11, 7], "must divide"),
+])
+def test_chordal_ring_rejects_invalid_pairings(n, chords, msg):
+    with pytest.raises(PermnetError, match=msg):
+        f.chordal_ring(n, chords)
+
+
+def test_cyclic_product_of_petersen_graphs():
+    # Doty: degree d_G + 2 = 5, n_G^m nodes, diameter <= m k_G + m - 1.
+    for m in (2, 3):
+        p = f.cyclic_product(f.petersen(), m).metrics()
+        assert p["nodes"] == 10 ** m and p["diameter"] <= 2 * m + m - 1
+        assert p["degree"] == (5 if m > 2 else 4)
+
+
+def test_cli_chordal_and_product():
+    out = json.loads(run("topo", "chordal", "--nodes", 100, "--chords", "50,11,89,21,79", "--json").stdout)
+    assert (out["nodes"], out["degree"], out["diameter"]) == (100, 3, 6)
+    p = run("topo", "chordal", "--nodes", 100, "--chords", "50,11,88,21,79", check=False)
+    assert p.returncode == 2 and "inconsistent pairing" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    out = json.loads(run("topo", "product", "--graph", "petersen", "--copies", 3, "--json").stdout)
+    assert out["nodes"] == 1000 and out["degree"] == 5
