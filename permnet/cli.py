@@ -144,7 +144,7 @@ def _register_families():
     _family_command("chordal", f.chordal_ring,
                     [click.option("--nodes", "-M", "M", type=int, required=True),
                      click.option("--chords", required=True,
-                                  help="chord of each residue class, e.g. 50,11,89,21,79; higher degree: 3,9;6,12;...")],
+                                  help="chord per residue class, e.g. 50,11,89,21,79; degree > 3: 3,9;6,12;...")],
                     lambda kw: (kw["M"], f.parse_chords(kw["chords"])))
 
     def product_args(kw):
