@@ -25,6 +25,16 @@ def expected(M, S, variant):
     return lambda n, d, i: next_hop(spec, n, d, i), spec.h
 
 
+async def start_and_reset(dut):
+    """Start the clock and hold reset for two cycles with no valid input."""
+    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
+    dut.rst.value = 1
+    dut.i_valid.value = 0
+    for _ in range(2):
+        await FallingEdge(dut.clk)
+    dut.rst.value = 0
+
+
 @cocotb.test()
 async def every_cycle_matches_reference(dut):
     M, S, L = P["M"], P["S"], P["pipeline"]
@@ -34,12 +44,7 @@ async def every_cycle_matches_reference(dut):
     else:
         rng = random.Random(P["seed"])
         cases = [(rng.randrange(M), rng.randrange(M), rng.randrange(h)) for _ in range(P["cases"])]
-    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
-    dut.rst.value = 1
-    dut.i_valid.value = 0
-    for _ in range(2):
-        await FallingEdge(dut.clk)
-    dut.rst.value = 0
+    await start_and_reset(dut)
     got = []
     for c in cases + [None] * L:
         await FallingEdge(dut.clk)
@@ -64,12 +69,7 @@ async def valid_bubbles_are_kept(dut):
     M, S, L = P["M"], P["S"], P["pipeline"]
     ref, h = expected(M, S, P["variant"])
     rng = random.Random(P["seed"] + 1)
-    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
-    dut.rst.value = 1
-    dut.i_valid.value = 0
-    for _ in range(2):
-        await FallingEdge(dut.clk)
-    dut.rst.value = 0
+    await start_and_reset(dut)
     sent, seen = [], []
     for t in range(600):
         await FallingEdge(dut.clk)
