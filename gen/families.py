@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from permnet.errors import require
-from permnet.gen.metrics import Digraph, distance_stats
 
 __all__ = ["Topology", "de_bruijn", "kautz", "imase_itoh", "shufflenet", "torus", "mesh", "hypercube",
            "star_graph", "cube_connected_cycles", "petersen", "FAMILIES"]
@@ -38,13 +37,17 @@ class Topology:
     directed: bool
     params: dict = field(default_factory=dict)
 
-    def digraph(self) -> Digraph:
+    def digraph(self):
+        # numba is imported only when a graph is measured, not when the CLI starts
+        from permnet.gen.metrics import Digraph
         return Digraph.from_arcs(self.n, self.tails, self.heads)
 
     def metrics(self) -> dict:
         """nodes, degree (max out-degree), degree statistics, diameter, average
         hops (ordered pairs of distinct nodes), eccentricity distribution,
         (strong) connectivity and the Moore bound on the diameter."""
+        from permnet.gen.metrics import distance_stats
+
         g = self.digraph()
         s = distance_stats(g)
         out_deg = np.diff(g.indptr)
