@@ -30,6 +30,7 @@ from numba import njit
 
 from permnet.errors import PermnetError, require
 from permnet.fileio import atomic_write, read_text
+from permnet.gen.metrics import expand_frontier
 
 __all__ = ["HostSwitchGraph", "weighted_distance_sum", "read_edges", "parse_edges"]
 
@@ -89,13 +90,8 @@ def weighted_distance_sum(m, eu, ev, count):
             full |= bit
         level = 0
         while True:
-            nxt[:] = 0
+            expand_frontier(front, nxt, indptr, adj)
             anything = False
-            for u in range(m):
-                f = front[u]
-                if f:
-                    for e in range(indptr[u], indptr[u + 1]):
-                        nxt[adj[e]] |= f
             level += 1
             for v in range(m):
                 w = nxt[v] & ~seen[v]

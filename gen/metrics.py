@@ -21,7 +21,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["Digraph", "DistanceStats", "distance_stats"]
+__all__ = ["Digraph", "DistanceStats", "distance_stats", "expand_frontier"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,17 @@ def _popcount(x):
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
+@njit(cache=True, inline="always")
+def expand_frontier(front, nxt, indptr, indices):
+    """One bit-parallel BFS level: ``nxt[v]`` = OR of ``front[u]`` over arcs u -> v."""
+    nxt[:] = 0
+    for u in range(front.shape[0]):
+        f = front[u]
+        if f:
+            for e in range(indptr[u], indptr[u + 1]):
+                nxt[indices[e]] |= f
+
+
 @njit(cache=True, parallel=True)
 def _bfs_batches(n, indptr, indices, first, count, ecc, reached):
     """BFS from the 64-source batches first..first+count-1; fills ecc and
@@ -104,12 +115,7 @@ def _bfs_batches(n, indptr, indices, first, count, ecc, reached):
             seen[s0 + j] |= np.uint64(1) << np.uint64(j)
         level = 0
         while True:
-            nxt[:] = 0
-            for u in range(n):
-                f = front[u]
-                if f:
-                    for e in range(indptr[u], indptr[u + 1]):
-                        nxt[indices[e]] |= f
+            expand_frontier(front, nxt, indptr, indices)
             level += 1
             active = np.uint64(0)
             count = 0

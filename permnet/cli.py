@@ -479,9 +479,6 @@ def _gen_crossbar(ports, width, slots, config_path, durations):
     from permnet import ocsconfig
     from permnet.hdl import emit
 
-    require(isinstance(ports, int) and ports >= 2, f"ports must be >= 2, got {ports}")
-    require(width >= 1, f"width must be >= 1, got {width}")
-    require(slots >= 1, f"slots must be >= 1, got {slots}")
     planes = None
     if config_path:
         cfg = ocsconfig.read(config_path)
@@ -504,7 +501,6 @@ def _gen_benes(size, width, mask_text, network, perm_text):
     except ValueError:
         raise PermnetError(f"--pipeline-mask: {mask_text!r} is not an integer (e.g. 0b101, 0x5, 5)") from None
     require(mask >= 0, "--pipeline-mask must be >= 0")
-    require(width >= 1, f"width must be >= 1, got {width}")
     perm = parse_perm_text(perm_text) if perm_text else None
     return emit.benes(size, width, network=network, pipeline_mask=mask, perm=perm)
 
