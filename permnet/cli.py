@@ -80,89 +80,6 @@ def topo_ldi(M, S, as_json):
                              "bandwidth_factor", "melhem_form"), 22)
 
 
-def _write_graph(topo, path) -> None:
-    """Edge list (.txt/.edges, one ``u v`` per arc or edge), GraphML (.graphml) or JSON."""
-    from pathlib import Path
-
-    import networkx as nx
-
-    from permnet.fileio import atomic_write, dumps_json
-
-    ext = Path(path).suffix.lower()
-    pairs = list(zip(topo.tails.tolist(), topo.heads.tolist()))
-    if not topo.directed:
-        pairs = [(a, b) for a, b in pairs if a <= b]
-    if ext == ".graphml":
-        text = "\n".join(nx.generate_graphml(topo.networkx())) + "\n"
-    elif ext == ".json":
-        text = dumps_json({"family": topo.name, "params": topo.params, "nodes": topo.n,
-                           "directed": topo.directed, "edges": [list(p) for p in pairs]})
-    else:
-        text = "".join(f"{a} {b}\n" for a, b in pairs)
-    atomic_write(path, text)
-
-
-def _family_command(name, builder, options, build_args):
-    """Register ``permnet topo NAME``: build, print metrics, optionally write the graph."""
-    def command(as_json, output, **kw):
-        topo = builder(*build_args(kw))
-        m = topo.metrics()
-        if output:
-            _write_graph(topo, output)
-        _emit(m, as_json, ("family", "nodes", "degree", "diameter", "avg_hops", "connected",
-                           "moore_diameter_bound"), 22)
-    command.__doc__ = (builder.__doc__ or name).strip().split("\n")[0]
-    command = click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-                           help="write the graph: .txt/.edges (edge list), .graphml or .json")(command)
-    command = click.option("--json", "as_json", is_flag=True)(command)
-    for opt in reversed(options):
-        command = opt(command)
-    topo.command(name)(command)
-
-
-def _register_families():
-    from permnet.gen import families as f
-
-    deg = click.option("--degree", "-d", "d", type=int, required=True)
-    diam = click.option("--diameter", "-D", "D", type=int, required=True)
-    radix = click.option("--radix", "-k", "k", type=int, required=True, help="nodes per dimension")
-    dims = click.option("--dims", "-n", "dims", type=int, required=True)
-    _family_command("debruijn", f.de_bruijn, [deg, diam], lambda kw: (kw["d"], kw["D"]))
-    _family_command("kautz", f.kautz, [deg, diam], lambda kw: (kw["d"], kw["D"]))
-    _family_command("imase-itoh", f.imase_itoh, [deg, click.option("--nodes", "-M", "M", type=int, required=True)],
-                    lambda kw: (kw["d"], kw["M"]))
-    _family_command("shufflenet", f.shufflenet,
-                    [deg, click.option("--columns", "-c", "c", type=int, required=True),
-                     click.option("--bidirectional", is_flag=True)], lambda kw: (kw["d"], kw["c"], kw["bidirectional"]))
-    _family_command("torus", f.torus, [radix, dims], lambda kw: (kw["k"], kw["dims"]))
-    _family_command("mesh", f.mesh, [radix, dims], lambda kw: (kw["k"], kw["dims"]))
-    _family_command("hypercube", f.hypercube, [dims], lambda kw: (kw["dims"],))
-    _family_command("star", f.star_graph, [click.option("--symbols", "-k", "k", type=int, required=True)],
-                    lambda kw: (kw["k"],))
-    _family_command("ccc", f.cube_connected_cycles, [dims], lambda kw: (kw["dims"],))
-    _family_command("petersen", f.petersen, [], lambda kw: ())
-    _family_command("chordal", f.chordal_ring,
-                    [click.option("--nodes", "-M", "M", type=int, required=True),
-                     click.option("--chords", required=True,
-                                  help="chord per residue class, e.g. 50,11,89,21,79; degree > 3: 3,9;6,12;...")],
-                    lambda kw: (kw["M"], f.parse_chords(kw["chords"])))
-
-    def product_args(kw):
-        require(kw["graph"] == "petersen" or kw["graph"].startswith("chordal:"),
-                "--graph takes petersen or chordal:N:CHORDS")
-        if kw["graph"] == "petersen":
-            g = f.petersen()
-        else:
-            _, n, chords = kw["graph"].split(":", 2)
-            g = f.chordal_ring(int(n), f.parse_chords(chords))
-        return g, kw["copies"]
-    _family_command("product", f.cyclic_product,
-                    [click.option("--graph", default="petersen", show_default=True,
-                                  help="petersen or chordal:N:CHORDS"),
-                     click.option("--copies", "-m", "copies", type=int, required=True)], product_args)
-
-
-_register_families()
 
 
 # ----------------------------------------------------------------- routing
@@ -787,6 +704,11 @@ def demo(outdir, M, S):
 
 
 # -------------------------------------------------------------------- main
+
+from permnet import cli_topo  # noqa: E402  (the family, IP-graph, search and compare commands)
+
+cli_topo.register(cli, topo, route)
+
 
 def main(argv=None) -> int:
     """Entry point: run the CLI, turning user errors into one line."""
