@@ -75,7 +75,7 @@ def metis_partition(topo, parts: int, seed: int = 0) -> tuple[int, np.ndarray]:
     require(2 <= parts <= topo.n, f"parts must be in 2..{topo.n}, got {parts}")
     xadj, adjncy = _undirected_csr(topo)
     opts = pymetis.Options(seed=seed, ufactor=1, ncuts=4)
-    cut, member = pymetis.part_graph(parts, xadj=xadj, adjncy=adjncy, options=opts)
+    cut, member = pymetis.part_graph(parts, adjacency=pymetis.CSRAdjacency(xadj, adjncy), options=opts)
     return int(cut), np.asarray(member, dtype=np.int64)
 
 
