@@ -225,3 +225,70 @@ def register(cli, topo, route) -> None:
     _register_families(topo)
     _register_ip(topo)
     _register_route(route)
+    _register_search(cli)
+
+
+def _parse_range(text: str, what: str) -> list[int]:
+    """``6-10`` or ``6,8,10``."""
+    try:
+        if "-" in text:
+            lo, hi = (int(t) for t in text.split("-", 1))
+            return list(range(lo, hi + 1))
+        return [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise PermnetError(f"{what}: expected a range like 6-10 or a list like 6,8, got {text!r}") from None
+
+
+def chordal_table(rows) -> str:
+    """Markdown table of a chordal-ring search."""
+    out = ["| degree | diameter | nodes found | Doty Table 1 | Moore bound | order | chords (one per residue class) "
+           "| method | sizes tried up to | seconds | rings scored |", "|" + "---|" * 11]
+    for r in rows:
+        d = r.as_dict()
+        out.append(f"| {d['degree']} | {d['diameter']} | {d['nodes']} | {d['doty_table1'] or ''} | {d['moore_bound']} "
+                   f"| {d['order']} | {d['chords']} | {d['method']} | {d['tried_up_to']} | {d['seconds']} "
+                   f"| {d['evaluations']} |")
+    return "\n".join(out) + "\n"
+
+
+def _register_search(cli):
+    @cli.group()
+    def search():
+        """Searches for large graphs of given degree and diameter."""
+
+    @search.command("chordal")
+    @click.option("--degree", "-d", type=int, default=3, show_default=True)
+    @click.option("--diameters", "-k", default="6-10", show_default=True, help="range 6-10 or list 6,8")
+    @click.option("--seconds", type=float, default=120.0, show_default=True, help="time limit per diameter")
+    @click.option("--budget", type=int, default=200_000, show_default=True,
+                  help="local-search evaluations per (nodes, order) before giving up on that size")
+    @click.option("--max-order", type=int, default=16, show_default=True)
+    @click.option("--window", type=int, default=16, show_default=True,
+                  help="stop after this many consecutive sizes without a ring")
+    @click.option("--seed", type=int, default=0, show_default=True)
+    @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="table: .md or .json")
+    @click.option("--json", "as_json", is_flag=True)
+    @click.option("--quiet", is_flag=True, help="no progress bar")
+    def search_chordal(degree, diameters, seconds, budget, max_order, window, seed, output, as_json, quiet):
+        """Largest chordal rings of a degree, per diameter (Doty, Section 3)."""
+        from permnet.fileio import atomic_write, dumps_json
+        from permnet.gen.chordal_search import search as run_search
+
+        ks = _parse_range(diameters, "--diameters")
+        require(ks and all(k >= 2 for k in ks), "--diameters must be >= 2")
+        require(seconds > 0 and budget > 0 and window > 0, "--seconds, --budget and --window must be positive")
+        rows, start = [], None
+        for k in sorted(ks):
+            # a ring of diameter <= k-1 also has diameter <= k: start from the last size found
+            row = run_search(degree, k, seconds, budget, max_order, window, start, seed, not quiet)
+            rows.append(row)
+            if row.hit:
+                start = row.hit.n
+        data = [r.as_dict() for r in rows]
+        if output:
+            atomic_write(output, dumps_json({"rows": data}) if output.endswith(".json") else chordal_table(rows))
+        if as_json:
+            from permnet.cli import _echo_json
+            _echo_json({"rows": data})
+        else:
+            click.echo(chordal_table(rows), nl=False)
