@@ -226,6 +226,7 @@ def register(cli, topo, route) -> None:
     _register_ip(topo)
     _register_route(route)
     _register_search(cli)
+    _register_compare(cli)
 
 
 def _parse_range(text: str, what: str) -> list[int]:
@@ -292,3 +293,37 @@ def _register_search(cli):
             _echo_json({"rows": data})
         else:
             click.echo(chordal_table(rows), nl=False)
+
+
+def _register_compare(cli):
+    from permnet.gen.compare import SERIES
+
+    @cli.command("compare")
+    @click.option("--families", default=",".join(SERIES), show_default=True,
+                  help=f"comma-separated, from {', '.join(SERIES)}")
+    @click.option("--max-nodes", type=int, default=5000, show_default=True)
+    @click.option("--module-size", type=int, default=10, show_default=True,
+                  help="at most this many nodes per module (the paper uses 10 and 24)")
+    @click.option("-o", "--outdir", type=click.Path(file_okay=False), default="compare", show_default=True)
+    @click.option("--json", "as_json", is_flag=True)
+    @click.option("--quiet", is_flag=True, help="no progress bar")
+    def compare_cmd(families, max_nodes, module_size, outdir, as_json, quiet):
+        """Compare families: table and plots of degree, diameter, distances, DD/ID/II costs."""
+        from pathlib import Path
+
+        from permnet.fileio import atomic_write, dumps_json
+        from permnet.gen.compare import compare, table
+        from permnet.plots import compare_plot
+
+        rows = compare([f.strip() for f in families.split(",") if f.strip()], max_nodes, module_size, not quiet)
+        out = Path(outdir)
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write(out / "compare.md", table(rows))
+        atomic_write(out / "compare.json", dumps_json({"module_size": module_size, "rows": rows}))
+        compare_plot(rows, module_size, out / "compare")
+        if as_json:
+            from permnet.cli import _echo_json
+            _echo_json({"module_size": module_size, "rows": rows})
+        else:
+            click.echo(table(rows), nl=False)
+            click.echo(f"wrote {out / 'compare.md'}, compare.json, compare.png, compare.svg")

@@ -115,3 +115,30 @@ def host_distribution(counts, title: str, stem: Path) -> list[Path]:
     ax.set_title(title)
     ax.set_xticks(values)
     return _save(fig, stem)
+
+
+COMPARE_PANELS = (("degree", "degree"), ("diameter", "diameter"), ("avg_hops", "average distance"),
+                  ("inter_cluster_degree", "I-degree"), ("inter_cluster_diameter", "I-diameter"),
+                  ("avg_inter_cluster_distance", "average I-distance"), ("dd_cost", "DD-cost (Fig. 2)"),
+                  ("id_cost", "ID-cost (Fig. 4)"), ("ii_cost", "II-cost (Fig. 5)"))
+
+
+def compare_plot(rows, module_size: int, stem: Path) -> list[Path]:
+    """3x3 panels of :func:`permnet.gen.compare.compare` rows against network
+    size (log scale), one line per family, like Yeh & Parhami Figs. 2-5."""
+    fams = list(dict.fromkeys(r["family"] for r in rows))
+    fig, axes = plt.subplots(3, 3, figsize=(13, 11))
+    for ax, (key, title) in zip(axes.flat, COMPARE_PANELS):
+        for i, f in enumerate(fams):
+            pts = [(r["nodes"], r[key]) for r in rows if r["family"] == f and r[key] is not None]
+            if pts:
+                x, y = zip(*pts)
+                ax.plot(x, y, marker="osD^v<>ph"[i % 9], label=f)
+        ax.set_xscale("log")
+        ax.set_title(title)
+        ax.set_xlabel("nodes N")
+        ax.grid(True, alpha=0.3)
+    axes.flat[0].legend(fontsize=8)
+    fig.suptitle(f"Families compared; modules of at most {module_size} nodes")
+    fig.tight_layout()
+    return _save(fig, Path(stem))

@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["gen.ldi", "gen.metrics", "gen.coloring", "gen.planes", "gen.faults", "gen.mixed", "gen.benes",
-           "gen.pn", "sim.mesh", "sim.butterfly"]
+           "gen.pn", "gen.families", "gen.ipgraph", "gen.clusters", "gen.chordal_search", "gen.compare",
+           "sim.mesh", "sim.butterfly"]
 
 
 @pytest.mark.parametrize("name", MODULES)
