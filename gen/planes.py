@@ -131,3 +131,34 @@ def check_planes(planes: np.ndarray, succ: np.ndarray) -> None:
     want = np.sort(succ, axis=1)
     bad = np.nonzero(np.any(got != want, axis=1))[0]
     require(bad.size == 0, f"planes do not carry the links of node {bad[0] if bad.size else -1}")
+
+
+def successor_array(n: int, tails, heads) -> np.ndarray:
+    """(n, d) successors of a digraph whose every out- and in-degree is d
+    (undirected graphs: both arc directions), else a :class:`PermnetError`."""
+    tails = np.asarray(tails, dtype=np.int64)
+    heads = np.asarray(heads, dtype=np.int64)
+    out_deg = np.bincount(tails, minlength=n)
+    in_deg = np.bincount(heads, minlength=n)
+    d = int(out_deg.max()) if n else 0
+    require(d >= 1 and out_deg.min() == d and in_deg.min() == in_deg.max() == d,
+            f"planes need every in- and out-degree equal (a d-regular topology); out-degrees "
+            f"{int(out_deg.min())}..{d}, in-degrees {int(in_deg.min())}..{int(in_deg.max())}")
+    order = np.lexsort((heads, tails))
+    return heads[order].reshape(n, d)
+
+
+def topology_planes(built) -> Planes:
+    """Switching planes of any built family: an IP graph's generators are
+    already permutations of its nodes (one plane each, self-loops kept as a
+    port looped to itself); any other d-regular topology is split by
+    bipartite edge colouring (Koenig: d perfect matchings exist)."""
+    succ = getattr(built, "succ", None)
+    if succ is not None:
+        planes = np.ascontiguousarray(succ.T)
+        check_planes(planes, succ)
+        return Planes(planes, "generators")
+    succ = successor_array(built.n, built.tails, built.heads)
+    planes = decompose(succ)
+    check_planes(planes, succ)
+    return Planes(planes, "colouring")

@@ -44,6 +44,19 @@ def write_graph(topo, path) -> None:
     atomic_write(path, text)
 
 
+def write_planes(built, rep: dict, path, fmt) -> None:
+    """Decompose into permutation planes (:func:`permnet.gen.planes.topology_planes`) and write them."""
+    from permnet import ocsconfig
+    from permnet.gen.planes import topology_planes
+
+    p = topology_planes(built)
+    topo = getattr(built, "topology", built)
+    meta = {"family": topo.name, **{k: v for k, v in topo.params.items() if k != "symbols"}, "nodes": topo.n,
+            "degree": int(p.planes.shape[0]), "plane_method": p.method}
+    out = ocsconfig.write(ocsconfig.OcsConfig(p.planes, meta), path, fmt)
+    click.echo(f"wrote {out} ({p.planes.shape[0]} planes x {topo.n} ports, method {p.method})", err=True)
+
+
 def modules_for(spec: str | None, built, topo, seed: int = 0):
     """Module of every node from ``--modules``: ``nuclei`` (super-IP graphs,
     their default), ``blocks:C`` (C consecutive node numbers), ``metis:C``
@@ -95,11 +108,13 @@ def measure(built, modules_spec=None, bisection=False) -> dict:
 
 def _family_command(group, name, builder, options, build_args):
     """Register ``permnet topo NAME``: build, print metrics, optionally write the graph."""
-    def command(as_json, output, modules, bisection, **kw):
+    def command(as_json, output, modules, bisection, planes, fmt, **kw):
         built = builder(*build_args(kw))
         rep = measure(built, modules, bisection)
         if output:
             write_graph(getattr(built, "topology", built), output)
+        if planes:
+            write_planes(built, rep, planes, fmt)
         _emit(rep, as_json, TOPO_KEYS + ("t", "diameter_formula", "formula_holds") + MODULE_KEYS
               + ("bisection_width",))
     command.__doc__ = (builder.__doc__ or name).strip().split("\n")[0]
@@ -111,6 +126,10 @@ def _family_command(group, name, builder, options, build_args):
                      help="module of each node for I-degree/I-diameter/costs: nuclei (super-IP default), "
                           "blocks:C, metis:C or file:PATH"),
         click.option("--bisection", is_flag=True, help="estimate the bisection width with METIS"),
+        click.option("--planes", type=click.Path(dir_okay=False), default=None,
+                     help="write the switching planes as an OCS configuration file"),
+        click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]),
+                     default=None, help="configuration format (default: from the extension, else json)"),
     ] + list(options)):
         command = opt(command)
     group.command(name)(command)

@@ -122,3 +122,36 @@ def test_cli_chordal_and_product():
     assert p.returncode == 2 and "inconsistent pairing" in p.stderr and len(p.stderr.strip().splitlines()) == 1
     out = json.loads(run("topo", "product", "--graph", "petersen", "--copies", 3, "--json").stdout)
     assert out["nodes"] == 1000 and out["degree"] == 5
+
+
+@pytest.mark.parametrize("args,family", [(("topo", "torus", "-k", 5, "-n", 2), "torus"),
+                                         (("topo", "kautz", "-d", 2, "-D", 3), "kautz"),
+                                         (("topo", "hsn", "--levels", 3, "--nucleus", "hypercube:2"), "hsn"),
+                                         (("topo", "chordal", "--nodes", 100, "--chords", "50,11,89,21,79"),
+                                          "chordal")])
+def test_family_planes_carry_exactly_the_links(tmp_path, args, family):
+    from permnet import ocsconfig
+    from permnet.gen import ipgraph
+
+    cfg = tmp_path / "cfg.pairs"
+    run(*args, "--planes", cfg)
+    planes = ocsconfig.read(cfg).planes
+    n = planes.shape[1]
+    for row in planes:
+        assert sorted(row.tolist()) == list(range(n))          # every plane is a permutation
+    got = sorted((i, int(j)) for row in planes for i, j in enumerate(row))
+    if family == "hsn":
+        # one plane per generator: plane j sends v to the label v[g_j]
+        g = ipgraph.super_ip("hsn", 3, "hypercube:2")
+        want = sorted((v, g.index[g.labels[v][gen].tobytes()]) for gen in g.generators for v in range(n))
+    else:
+        t = {"torus": lambda: f.torus(5, 2), "kautz": lambda: f.kautz(2, 3),
+             "chordal": lambda: f.chordal_ring(100, [50, 11, 89, 21, 79])}[family]()
+        want = sorted(zip(t.tails.tolist(), t.heads.tolist()))
+    assert got == want
+    assert run("verify", "--config", cfg, "--intended", cfg).returncode == 0
+
+
+def test_planes_need_a_regular_topology(tmp_path):
+    p = run("topo", "mesh", "-k", 3, "-n", 2, "--planes", tmp_path / "m.json", check=False)
+    assert p.returncode == 2 and "regular" in p.stderr and not (tmp_path / "m.json").exists()
