@@ -136,10 +136,18 @@ def tdm_schedule(planes: int, switches: int, slot_us: float) -> list[dict]:
 
 # ----------------------------------------------------------------- rendering
 
+def _header_value(v) -> str:
+    """A metadata value as one space-free token: compact JSON, except plain
+    words, which stay bare (``family=ldi``)."""
+    if isinstance(v, str) and re.fullmatch(r"[A-Za-z_][\w.:+-]*", v) and v not in ("true", "false", "null"):
+        return v
+    return json.dumps(v, separators=(",", ":"))
+
+
 def _header(cfg: OcsConfig) -> str:
     # Text renderings carry no schedule, so their checksum covers the rest.
     bare = OcsConfig(cfg.planes, cfg.topology, cfg.index_base)
-    topo = " ".join(f"{k}={v}" for k, v in sorted(cfg.topology.items()))
+    topo = " ".join(f"{k}={_header_value(v)}" for k, v in sorted(cfg.topology.items()))
     return (f"# {FORMAT} v{VERSION} ports={cfg.ports} planes={len(cfg.planes)} "
             f"index_base={cfg.index_base} checksum={bare.document()['checksum']} {topo}").rstrip() + "\n"
 
@@ -379,5 +387,8 @@ def _typed_topology(meta: dict) -> dict:
     for k, v in meta.items():
         if k in skip:
             continue
-        out[k] = int(v) if re.fullmatch(r"-?\d+", v) else v
+        try:
+            out[k] = json.loads(v)
+        except ValueError:
+            out[k] = v
     return out

@@ -96,3 +96,14 @@ def test_plane_that_is_not_a_permutation(tmp_path):
     (tmp_path / "p.txt").write_text("0 1\n1 1\n")
     with pytest.raises(PermnetError, match="not a permutation"):
         ocsconfig.read(tmp_path / "p.txt")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "pairs", "polatis", "sonic"])
+def test_structured_metadata_round_trips(tmp_path, fmt):
+    # chordal rings carry chord lists, IP graphs strings with ':' and flags
+    meta = {"family": "chordal", "chords": [[50], [11], [89]], "nucleus": "hypercube:2", "symmetric": True,
+            "note": "two words", "word": "true", "ratio": 0.5, "nodes": 6}
+    cfg = ocsconfig.OcsConfig(np.array([[1, 0, 3, 2, 5, 4]]), meta)
+    path = ocsconfig.write(cfg, tmp_path / f"c.{fmt}", fmt)
+    back = ocsconfig.read(path, fmt)
+    assert back.topology == meta and np.array_equal(back.planes, cfg.planes)
