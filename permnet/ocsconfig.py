@@ -141,7 +141,7 @@ def _header_value(v) -> str:
     words, which stay bare (``family=ldi``)."""
     if isinstance(v, str) and re.fullmatch(r"[A-Za-z_][\w.:+-]*", v) and v not in ("true", "false", "null"):
         return v
-    return json.dumps(v, separators=(",", ":"))
+    return json.dumps(v, separators=(",", ":")).replace(" ", "\\u0020")   # still JSON, no spaces
 
 
 def _header(cfg: OcsConfig) -> str:
