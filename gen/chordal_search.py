@@ -426,10 +426,11 @@ def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, m
            exhaustive_limit: int = 100_000) -> SearchRow:
     """Largest n (found) with a chordal ring of ``degree`` and diameter <= k.
 
-    Walks n upwards from ``start`` (default: a size every order-2 ring
-    beats easily) in steps of 2 (odd degree) or 1; stops after ``window``
-    consecutive sizes without a ring, at the Moore bound, or after
-    ``seconds``.  Given the same arguments and no time cut-off, the answer is
+    Walks n upwards from ``start`` (default: an eighth of the Moore bound)
+    in steps of 2 (odd degree) or 1, doubling the step (up to 16 sizes)
+    after every success; a failure after a jump walks back through the
+    sizes the jump skipped, one at a time.  It stops after ``window`` consecutive sizes without a ring, at the Moore
+    bound, or after ``seconds``.  Given the same arguments and no time cut-off, the answer is
     deterministic."""
     from tqdm import tqdm
 
@@ -443,19 +444,28 @@ def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, m
     best, misses, evaluations = None, 0, 0
     t0 = time.perf_counter()
     bar = tqdm(total=None, desc=f"d={degree} k={k}", unit="n", disable=not progress, leave=False)
-    tried = n
+    tried, done, stride = n, set(), step
     while n <= moore and misses < window and time.perf_counter() - t0 < seconds:
+        if n in done:
+            n += step
+            continue
+        done.add(n)
         orders = [r for r in range(1, max_order + 1) if n % r == 0]
         hit, ev = _find(n, degree, k, orders, budget, seed, exhaustive_limit)
         evaluations += ev
-        tried = n
+        tried = max(tried, n)
+        bar.update(1)
         if hit is not None:
+            # gallop while rings are easy to find ...
             best, misses = hit, 0
+            stride = min(2 * stride, 16 * step)
+            n += stride
         else:
             misses += 1
-        bar.update(1)
+            # ... and after a failed jump walk the sizes it skipped
+            n = best.n + step if best is not None and stride > step else n + step
+            stride = step
         bar.set_postfix(best=best.n if best else None, n=n)
-        n += step
     bar.close()
     doty = DOTY_TABLE1.get(k, (None,))[0] if degree == 3 else None
     return SearchRow(degree, k, best, moore, tried, time.perf_counter() - t0, evaluations, doty)
