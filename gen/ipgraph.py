@@ -55,15 +55,18 @@ MAX_NODES = 2_000_000
 
 # ------------------------------------------------------------------ parsing
 
+def _seed_items(text: str) -> list[str]:
+    """The symbols of a seed written ``123321`` or ``1,2,3,3,2,1`` / ``1 2 3 3 2 1``."""
+    text = text.strip()
+    if re.search(r"[,\s]", text):
+        return [t for t in re.split(r"[,\s]+", text) if t]
+    return list(text)
+
+
 def parse_seed(text) -> np.ndarray:
     """``123321`` (one symbol per character) or ``1,2,3,3,2,1`` / ``1 2 3 3 2 1``
     (integers); returns symbols as small integers in order of first use."""
-    if not isinstance(text, str):
-        items = list(text)
-    elif re.search(r"[,\s]", text.strip()):
-        items = [t for t in re.split(r"[,\s]+", text.strip()) if t]
-    else:
-        items = list(text.strip())
+    items = _seed_items(text) if isinstance(text, str) else list(text)
     require(len(items) >= 1, "the seed label is empty")
     require(len(items) <= 255, f"the seed has {len(items)} symbols (limit 255)")
     codes: dict = {}
@@ -120,30 +123,23 @@ def _generators_arg(gens, k: int) -> list[np.ndarray]:
     return out
 
 
-def one_line(g) -> str:
-    """1-based one-line notation, separated by commas when k > 9."""
-    return ("," if len(g) > 9 else "").join(str(int(x) + 1) for x in g)
-
-
 # --------------------------------------------------------------- the model
 
 @dataclass
 class IPGraph:
-    """An IP graph: ``labels[v]`` is the label of node v and
-    ``succ[v, j]`` the node reached from v by generator j (possibly v
-    itself).  ``topology`` is the simple graph: no self-loops or repeated
-    arcs; undirected when every arc has its reverse."""
+    """An IP graph: ``labels[v]`` is the label of node v, ``index`` maps
+    ``labels[v].tobytes()`` back to v, and ``succ[v, j]`` is the node
+    reached from v by generator j (possibly v itself).  ``topology`` is the
+    simple graph: no self-loops or repeated arcs; undirected when every arc
+    has its reverse."""
 
     seed: np.ndarray
     generators: list
     labels: np.ndarray
     succ: np.ndarray
+    index: dict
     name: str = "ip"
     params: dict = field(default_factory=dict)
-
-    @cached_property
-    def index(self) -> dict:
-        return {row.tobytes(): i for i, row in enumerate(self.labels)}
 
     @cached_property
     def topology(self) -> Topology:
@@ -168,13 +164,12 @@ class IPGraph:
 
 
 def _explore(seed: np.ndarray, gens: list[np.ndarray], max_nodes: int = MAX_NODES):
-    """Breadth-first search over labels: (labels, succ)."""
+    """Breadth-first search over labels: (labels, succ, index of each label)."""
     k = len(seed)
     index = {seed.tobytes(): 0}
     labels = [seed]
     succ_rows = []
     frontier = seed[None, :]
-    first = 0
     while len(frontier):
         nxt = []
         block = np.empty((len(frontier), len(gens)), dtype=np.int64)
@@ -190,10 +185,9 @@ def _explore(seed: np.ndarray, gens: list[np.ndarray], max_nodes: int = MAX_NODE
                     require(v < max_nodes, f"the IP graph has more than {max_nodes} nodes")
                 block[i, j] = v
         succ_rows.append(block)
-        first += len(frontier)
         labels.extend(nxt)
         frontier = np.array(nxt, dtype=np.uint8).reshape(-1, k)
-    return np.array(labels, dtype=np.uint8).reshape(-1, k), np.concatenate(succ_rows)
+    return np.array(labels, dtype=np.uint8).reshape(-1, k), np.concatenate(succ_rows), index
 
 
 def ip_graph(seed, gens, name: str = "ip", max_nodes: int = MAX_NODES, **params) -> IPGraph:
@@ -213,17 +207,10 @@ def ip_graph(seed, gens, name: str = "ip", max_nodes: int = MAX_NODES, **params)
     search stops with an error beyond ``max_nodes`` labels.
     """
     if isinstance(seed, str):
-        items = ([t for t in re.split(r"[,\s]+", seed.strip()) if t]
-                 if re.search(r"[,\s]", seed.strip()) else list(seed.strip()))
-        symbols = list(dict.fromkeys(items))
-    else:
-        symbols = None
+        params = {**params, "symbols": list(dict.fromkeys(_seed_items(seed)))}
     s = parse_seed(seed)
     g = _generators_arg(gens, len(s))
-    labels, succ = _explore(s, g, max_nodes)
-    if symbols is not None:
-        params = {**params, "symbols": symbols}
-    return IPGraph(s, g, labels, succ, name, params)
+    return IPGraph(s, g, *_explore(s, g, max_nodes), name, params)
 
 
 # ------------------------------------------------------------------- nuclei
@@ -513,10 +500,9 @@ def super_ip(family: str, levels: int, nucleus_spec, symmetric: bool = False,
         gens.append(np.array([s[i // m] * m + i % m for i in range(k)], dtype=np.int64))
     size = len(nu.labels) ** levels * (_group_order(perms) if symmetric else 1)
     require(size <= max_nodes, f"{family}({levels}, {nu.name}) would have {size} nodes (limit {max_nodes})")
-    labels, succ = _explore(seed, gens, max_nodes)
     name = ("symmetric-" if symmetric else "") + family
     nname = nucleus_spec if isinstance(nucleus_spec, str) else nu.name
-    return SuperIP(seed, gens, labels, succ, name, {"levels": levels, "nucleus": nname},
+    return SuperIP(seed, gens, *_explore(seed, gens, max_nodes), name, {"levels": levels, "nucleus": nname},
                    nucleus=nu, box_perms=[s for _, s in perms], box_names=[n for n, _ in perms],
                    levels=levels, symmetric=symmetric)
 
