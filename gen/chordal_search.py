@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit, prange
 
 from permnet.errors import require
+from permnet.gen.metrics import _popcount
 
 __all__ = ["RingHit", "find_ring", "search", "SearchRow", "DOTY_TABLE1"]
 
@@ -47,14 +48,6 @@ DOTY_TABLE1 = {6: (100, 5, [50, 11, 89, 21, 79]), 7: (180, 6, [153, 16, 116, 27,
 
 
 # ------------------------------------------------------------------ kernels
-
-@njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
 
 @njit(cache=True)
 def _valid(n, chords):
@@ -128,7 +121,7 @@ def _assign(n, pair_a, pair_b, value, chords):
 
 
 @njit(cache=True)
-def _random_pairing(n, r, c, allow_half, state, pair_a, pair_b):
+def _random_pairing(r, c, allow_half, state, pair_a, pair_b):
     """Random matching of the r*c slots; returns the number of pairs."""
     slots = r * c
     order = np.arange(slots)
@@ -197,7 +190,7 @@ def _local_search(n, r, c, k, allow_half, seeds, steps):
         pair_b = np.empty(r * c, np.int64)
         value = np.zeros(r * c, np.int64)
         chords = np.zeros((r, c), np.int64)
-        npairs = _random_pairing(n, r, c, allow_half, state, pair_a, pair_b)
+        npairs = _random_pairing(r, c, allow_half, state, pair_a, pair_b)
         movable = 0
         for p in range(npairs):
             if pair_b[p] >= 0:
