@@ -32,9 +32,10 @@ import numpy as np
 from numba import njit, prange
 
 from permnet.errors import require
+from permnet.gen.metrics import Digraph
 
-__all__ = ["cluster_metrics", "inter_cluster_distances", "blocks", "metis_partition", "bisection_width",
-           "read_clusters"]
+__all__ = ["cluster_metrics", "inter_cluster_distances", "blocks", "metis_partition", "metis_modules",
+           "bisection_width", "read_clusters"]
 
 
 def blocks(n: int, size: int) -> np.ndarray:
@@ -62,9 +63,8 @@ def _undirected_csr(topo):
     t, h = topo.tails, topo.heads
     keep = t != h
     pairs = np.unique(np.concatenate([np.stack([t[keep], h[keep]], 1), np.stack([h[keep], t[keep]], 1)]), axis=0)
-    xadj = np.zeros(topo.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pairs[:, 0], minlength=topo.n), out=xadj[1:])
-    return xadj, pairs[:, 1].copy()
+    g = Digraph.from_arcs(topo.n, pairs[:, 0], pairs[:, 1])
+    return g.indptr, g.indices
 
 
 def metis_partition(topo, parts: int, seed: int = 0) -> tuple[int, np.ndarray]:
@@ -77,6 +77,13 @@ def metis_partition(topo, parts: int, seed: int = 0) -> tuple[int, np.ndarray]:
     opts = pymetis.Options(seed=seed, ufactor=1, ncuts=4)
     cut, member = pymetis.part_graph(parts, adjacency=pymetis.CSRAdjacency(xadj, adjncy), options=opts)
     return int(cut), np.asarray(member, dtype=np.int64)
+
+
+def metis_modules(topo, size: int, seed: int = 0) -> np.ndarray:
+    """Modules of about ``size`` nodes: METIS parts, ceil(n / size) of them."""
+    require(1 <= size <= topo.n, f"module size must be in 1..{topo.n}, got {size}")
+    parts = -(-topo.n // size)
+    return metis_partition(topo, parts, seed)[1] if parts > 1 else np.zeros(topo.n, np.int64)
 
 
 def bisection_width(topo, seed: int = 0) -> dict:
@@ -151,9 +158,9 @@ def inter_cluster_distances(topo, modules: np.ndarray) -> dict:
     # keep the lighter of parallel arcs with different weights: sort puts weight 0 first
     _, first = np.unique(arcs[:, :2], axis=0, return_index=True)
     arcs = arcs[first]
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(np.bincount(arcs[:, 0], minlength=k), out=indptr[1:])
-    dist_sum, ecc, reached = _zero_one_bfs(k, indptr, arcs[:, 1].copy(), arcs[:, 2].copy(), size)
+    # arcs are sorted by tail, so the CSR keeps their order and weight[e] stays aligned
+    g = Digraph.from_arcs(k, arcs[:, 0], arcs[:, 1])
+    dist_sum, ecc, reached = _zero_one_bfs(k, g.indptr, g.indices, arcs[:, 2].copy(), size)
     connected = bool(np.all(reached == n))
     pairs = n * (n - 1)
     return {

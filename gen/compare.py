@@ -69,8 +69,7 @@ def _metis_series(build, sizes):
             t = build(*args)
             if t.n > max_nodes:
                 return
-            parts = -(-t.n // C)
-            yield name, t, (clusters.metis_partition(t, parts)[1] if parts > 1 else np.zeros(t.n, np.int64))
+            yield name, t, clusters.metis_modules(t, min(C, t.n))
     return series
 
 

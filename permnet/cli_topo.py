@@ -61,8 +61,6 @@ def modules_for(spec: str | None, built, topo, seed: int = 0):
     """Module of every node from ``--modules``: ``nuclei`` (super-IP graphs,
     their default), ``blocks:C`` (C consecutive node numbers), ``metis:C``
     (METIS parts of about C nodes) or ``file:PATH`` (one id per node)."""
-    import numpy as np
-
     from permnet.gen import clusters
 
     if spec is None:
@@ -79,10 +77,7 @@ def modules_for(spec: str | None, built, topo, seed: int = 0):
         except ValueError:
             raise PermnetError(f"--modules {spec!r}: expected {kind}:SIZE") from None
         require(1 <= size <= topo.n, f"--modules {spec!r}: size must be in 1..{topo.n}")
-        if kind == "blocks":
-            return clusters.blocks(topo.n, size)
-        parts = -(-topo.n // size)
-        return clusters.metis_partition(topo, parts, seed)[1] if parts > 1 else np.zeros(topo.n, np.int64)
+        return clusters.blocks(topo.n, size) if kind == "blocks" else clusters.metis_modules(topo, size, seed)
     raise PermnetError(f"--modules {spec!r}: use nuclei, blocks:C, metis:C or file:PATH")
 
 
