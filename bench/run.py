@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from permnet.fileio import markdown_table
+
 HERE = Path(__file__).resolve().parent
 CASES = []
 
@@ -349,6 +351,32 @@ def search_rows():
     return rows
 
 
+def render_markdown(rows, srows, qrows, crows) -> list[str]:
+    """results.md: the timing table, then synthesis, annealing and chordal-ring tables when run."""
+    lines = markdown_table(["case", "ours (s)", "baseline", "baseline (s)", "ratio (baseline/ours)", "target"],
+                           [[r["case"], f"{r['ours_s']:.4g}", r["baseline"], f"{r['baseline_s']:.4g}", r["ratio"],
+                             r["target"]] for r in rows])
+    if srows:
+        lines += [""] + markdown_table(
+            ["synthesis case", "LUTs ours", "LUTs naive (% //)", "LUT ratio", "Fmax ours (MHz)", "Fmax naive (MHz)",
+             "Fmax ratio", "target"],
+            [[r[k] for k in ("case", "ours_luts", "naive_luts", "lut_ratio", "ours_fmax_mhz", "naive_fmax_mhz",
+                             "fmax_ratio", "target")] for r in srows])
+    if qrows:
+        lines += [""] + markdown_table(
+            ["search case", "h-ASPL found", "random start (baseline)", "lower bound (Thm 2)", "gap", "evaluations",
+             "target"],
+            [[r[k] for k in ("case", "haspl", "random_start", "lower_bound", "gap_to_lb", "evaluations", "target")]
+             for r in qrows])
+    if crows:
+        lines += [""] + markdown_table(
+            ["chordal rings, degree 3", "nodes found", "Doty Table 1", "Moore bound", "order", "chords", "seconds",
+             "rings scored", "target"],
+            [[f"diameter {r['diameter']}"] + [r[k] for k in ("nodes", "doty_table1", "moore_bound", "order", "chords",
+                                                            "seconds", "evaluations", "target")] for r in crows])
+    return lines
+
+
 def main(argv=None) -> int:
     import argparse
 
@@ -376,25 +404,7 @@ def main(argv=None) -> int:
     (out / "results.json").write_text(json.dumps({"meta": meta, "results": rows, "synthesis": srows, "search": qrows,
                                                   "chordal": crows},
                                                  indent=2) + "\n")
-    lines = ["| case | ours (s) | baseline | baseline (s) | ratio (baseline/ours) | target |",
-             "|---|---|---|---|---|---|"]
-    lines += [f"| {r['case']} | {r['ours_s']:.4g} | {r['baseline']} | {r['baseline_s']:.4g} | {r['ratio']} | "
-              f"{r['target']} |" for r in rows]
-    if srows:
-        lines += ["", "| synthesis case | LUTs ours | LUTs naive (% //) | LUT ratio | Fmax ours (MHz) | "
-                  "Fmax naive (MHz) | Fmax ratio | target |", "|---|---|---|---|---|---|---|---|"]
-        lines += [f"| {r['case']} | {r['ours_luts']} | {r['naive_luts']} | {r['lut_ratio']} | {r['ours_fmax_mhz']} | "
-                  f"{r['naive_fmax_mhz']} | {r['fmax_ratio']} | {r['target']} |" for r in srows]
-    if qrows:
-        lines += ["", "| search case | h-ASPL found | random start (baseline) | lower bound (Thm 2) | gap | "
-                  "evaluations | target |", "|---|---|---|---|---|---|---|"]
-        lines += [f"| {r['case']} | {r['haspl']} | {r['random_start']} | {r['lower_bound']} | {r['gap_to_lb']} | "
-                  f"{r['evaluations']} | {r['target']} |" for r in qrows]
-    if crows:
-        lines += ["", "| chordal rings, degree 3 | nodes found | Doty Table 1 | Moore bound | order | chords | "
-                  "seconds | rings scored | target |", "|---|---|---|---|---|---|---|---|---|"]
-        lines += [f"| diameter {r['diameter']} | {r['nodes']} | {r['doty_table1']} | {r['moore_bound']} | {r['order']} "
-                  f"| {r['chords']} | {r['seconds']} | {r['evaluations']} | {r['target']} |" for r in crows]
+    lines = render_markdown(rows, srows, qrows, crows)
     (out / "results.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from permnet.fileio import markdown_table
 from permnet.hdl import emit
 from permnet.hdl.synth import synthesize
 
@@ -37,8 +38,8 @@ def main(out="build/synth"):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "synth.json").write_text(json.dumps(rows, indent=2) + "\n")
-    lines = ["| case | target | LUTs | FFs | Fmax (MHz) |", "|---|---|---|---|---|"]
-    lines += [f"| {r['case']} | {r['target']} | {r['luts']} | {r['ffs']} | {r['fmax_mhz']} |" for r in rows]
+    lines = markdown_table(["case", "target", "LUTs", "FFs", "Fmax (MHz)"],
+                           [[r["case"], r["target"], r["luts"], r["ffs"], r["fmax_mhz"]] for r in rows])
     (out / "synth.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -135,6 +135,6 @@ def table(rows) -> str:
     """Markdown table of :func:`compare` rows."""
     def fmt(v):
         return f"{v:.3f}" if isinstance(v, float) else str(v)
-    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    out += ["| " + " | ".join(fmt(r[c]) for c in COLUMNS) + " |" for r in rows]
-    return "\n".join(out) + "\n"
+    from permnet.fileio import markdown_table
+
+    return "\n".join(markdown_table(COLUMNS, [[fmt(r[c]) for c in COLUMNS] for r in rows])) + "\n"

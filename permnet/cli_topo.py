@@ -256,14 +256,15 @@ def _parse_range(text: str, what: str) -> list[int]:
 
 def chordal_table(rows) -> str:
     """Markdown table of a chordal-ring search."""
-    out = ["| degree | diameter | nodes found | Doty Table 1 | Moore bound | order | chords (one per residue class) "
-           "| method | sizes tried up to | seconds | rings scored |", "|" + "---|" * 11]
-    for r in rows:
-        d = r.as_dict()
-        out.append(f"| {d['degree']} | {d['diameter']} | {d['nodes']} | {d['doty_table1'] or ''} | {d['moore_bound']} "
-                   f"| {d['order']} | {d['chords']} | {d['method']} | {d['tried_up_to']} | {d['seconds']} "
-                   f"| {d['evaluations']} |")
-    return "\n".join(out) + "\n"
+    from permnet.fileio import markdown_table
+
+    keys = ("degree", "diameter", "nodes", "doty_table1", "moore_bound", "order", "chords", "method", "tried_up_to",
+            "seconds", "evaluations")
+    data = [{**r.as_dict(), "doty_table1": r.doty or ""} for r in rows]
+    cells = [[d[k] for k in keys] for d in data]
+    return "\n".join(markdown_table(
+        ["degree", "diameter", "nodes found", "Doty Table 1", "Moore bound", "order",
+         "chords (one per residue class)", "method", "sizes tried up to", "seconds", "rings scored"], cells)) + "\n"
 
 
 def _register_search(cli):

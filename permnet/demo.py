@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from permnet import ocsconfig
-from permnet.fileio import atomic_write, write_json
+from permnet.fileio import atomic_write, markdown_table, write_json
 from permnet.gen import ldi
 from permnet.gen.faults import fault_report
 from permnet.gen.mixed import mixed_network, user_permutations
@@ -32,24 +32,21 @@ def _table1(M: int) -> list[dict]:
 
 
 def _markdown(summary: dict, table: list[dict], faults: dict, mixed: dict) -> str:
-    lines = [f"# {summary['topology']}", "",
-             "| metric | value |", "|---|---|"]
-    for k in ("nodes", "degree", "links", "self_loops", "diameter", "avg_hops",
-              "moore_diameter_bound", "bandwidth_factor"):
-        lines.append(f"| {k} | {summary[k]} |")
-    lines += ["", f"## Table 1 (Melhem), recomputed for M = {summary['nodes']}", "",
-              "| S | topology | diameter | average hops | bandwidth S/h (x B) |", "|---|---|---|---|---|"]
-    lines += [f"| {r['S']} | {r['topology']} | {r['diameter']} | {r['avg_hops']} | {r['bandwidth_factor']:.3f} |"
-              for r in table]
+    keys = ("nodes", "degree", "links", "self_loops", "diameter", "avg_hops", "moore_diameter_bound",
+            "bandwidth_factor")
+    lines = [f"# {summary['topology']}", ""] + markdown_table(["metric", "value"], [[k, summary[k]] for k in keys])
+    lines += ["", f"## Table 1 (Melhem), recomputed for M = {summary['nodes']}", ""]
+    lines += markdown_table(["S", "topology", "diameter", "average hops", "bandwidth S/h (x B)"],
+                            [[r["S"], r["topology"], r["diameter"], r["avg_hops"], f"{r['bandwidth_factor']:.3f}"]
+                             for r in table])
     d = faults["damaged"]
     lines += ["", f"## Faults: nodes {faults['failed']} fail", "",
               f"damaged network: connected={d['connected']}, diameter={d['diameter']}; "
               f"re-embedded {faults['reembedded']['topology']}: diameter={faults['reembedded']['diameter']}",
-              "", f"## Mixed planes: {', '.join(mixed['user_planes'])} + {mixed.get('ldi', {}).get('topology')}", "",
-              "| planes | diameter | average hops |", "|---|---|---|"]
-    for part in ("user", "ldi", "union"):
-        if part in mixed:
-            lines.append(f"| {part} | {mixed[part]['diameter']} | {mixed[part]['avg_hops']:.3f} |")
+              "", f"## Mixed planes: {', '.join(mixed['user_planes'])} + {mixed.get('ldi', {}).get('topology')}", ""]
+    lines += markdown_table(["planes", "diameter", "average hops"],
+                            [[part, mixed[part]["diameter"], f"{mixed[part]['avg_hops']:.3f}"]
+                             for part in ("user", "ldi", "union") if part in mixed])
     return "\n".join(lines) + "\n"
 
 

@@ -48,3 +48,11 @@ def dumps_json(obj) -> str:
 def write_json(path, obj) -> Path:
     """Atomically write ``obj`` as deterministic JSON."""
     return atomic_write(path, dumps_json(obj))
+
+
+def markdown_table(header, rows) -> list[str]:
+    """Lines of a Markdown table: the header, its rule, then one line per row
+    (cells rendered with ``str``; format numbers before passing them)."""
+    def line(cells):
+        return "| " + " | ".join(str(c) for c in cells) + " |"
+    return [line(header), "|" + "---|" * len(header)] + [line(r) for r in rows]
