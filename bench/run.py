@@ -207,8 +207,7 @@ def bench_metrics_random_regular():
 
     from permnet.gen.metrics import distance_stats
 
-    G = nx.random_regular_graph(16, 4096, seed=1)
-    g = _random_regular_digraph()
+    G, g = _random_regular()
     ours, s = best_time(lambda: distance_stats(g))
 
     def networkx_metrics():
@@ -225,14 +224,15 @@ def bench_metrics_random_regular():
     return ours, base, "networkx all_pairs_shortest_path_length"
 
 
-def _random_regular_digraph():
+def _random_regular():
+    """The random 16-regular graph on 4096 nodes (seed 1): networkx graph and our CSR digraph."""
     import networkx as nx
 
     from permnet.gen.metrics import Digraph
 
     G = nx.random_regular_graph(16, 4096, seed=1)
     e = np.array(G.edges())
-    return Digraph.from_arcs(4096, np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])
+    return G, Digraph.from_arcs(4096, np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])
 
 
 @case("diameter + avg distance, random 16-regular graph, 4096 nodes, vs compiled",
@@ -243,7 +243,7 @@ def bench_metrics_vs_cpp():
 
     from permnet.gen.metrics import distance_stats
 
-    g = _random_regular_digraph()
+    _, g = _random_regular()
     ours, s = best_time(lambda: distance_stats(g))
     exe = Path(tempfile.gettempdir()) / "permnet_bfs_baseline"
     src = HERE / "bfs_baseline.cpp"
