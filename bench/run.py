@@ -67,7 +67,7 @@ def _scipy_repeated_matching(M, S):
 
 @case("planes LDI(65536,16), closed form (residue)", "<= 1 s and >= 20x vs scipy matching")
 def bench_planes_closed():
-    from permnet.gen.planes import ldi_planes
+    from permnet.gen.planes.decompose import ldi_planes
     ours, _ = best_time(lambda: ldi_planes(65536, 16))
     base, _ = best_time(lambda: _scipy_repeated_matching(65536, 16), repeat=1)
     return ours, base, "scipy maximum_bipartite_matching x16"
@@ -75,7 +75,7 @@ def bench_planes_closed():
 
 @case("planes LDI(65536,16), bipartite edge colouring", "report: the general path, not needed when S | M")
 def bench_planes_colouring():
-    from permnet.gen.planes import ldi_planes
+    from permnet.gen.planes.decompose import ldi_planes
     ours, _ = best_time(lambda: ldi_planes(65536, 16, "colouring"))
     base, _ = best_time(lambda: _scipy_repeated_matching(65536, 16), repeat=1)
     return ours, base, "scipy maximum_bipartite_matching x16"
@@ -83,7 +83,7 @@ def bench_planes_colouring():
 
 @case("planes LDI(65535,16) (S does not divide M), colouring", "<= 1 s")
 def bench_planes_general():
-    from permnet.gen.planes import ldi_planes
+    from permnet.gen.planes.decompose import ldi_planes
     ours, _ = best_time(lambda: ldi_planes(65535, 16))
     base, _ = best_time(lambda: _scipy_repeated_matching(65535, 16), repeat=1)
     return ours, base, "scipy maximum_bipartite_matching x16"
@@ -94,8 +94,8 @@ def bench_metrics():
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import shortest_path
 
-    from permnet.gen import ldi
-    from permnet.gen.metrics import Digraph, distance_stats
+    from permnet.gen.topologies import ldi
+    from permnet.gen.graph.metrics import Digraph, distance_stats
 
     M, S = 4096, 8
     succ = ldi.successors(M, S)
@@ -129,7 +129,7 @@ def _cpp_benes_seconds(k: int) -> float:
 
 @case("Benes settings, random permutation N=2^20", "<= 0.5 s, on par with C++ (~0.45 s)")
 def bench_benes_pow2():
-    from permnet.gen import benes
+    from permnet.gen.routing import benes
     p = np.random.default_rng(1).permutation(2 ** 20)
     ours, _ = best_time(lambda: benes.route(p))
     return ours, _cpp_benes_seconds(20), "C++ recursive looping router (g++ -O2)"
@@ -137,7 +137,7 @@ def bench_benes_pow2():
 
 @case("Benes settings, random permutation N=10^6 (arbitrary size)", "<= 0.5 s")
 def bench_benes_million():
-    from permnet.gen import benes
+    from permnet.gen.routing import benes
     p = np.random.default_rng(2).permutation(10 ** 6)
     ours, _ = best_time(lambda: benes.route(p))
     return ours, _cpp_benes_seconds(20), "C++ looping router padded to 2^20"
@@ -155,7 +155,7 @@ def bench_benes_verified():
 def bench_colouring():
     import rustworkx as rx
 
-    from permnet.gen.coloring import edge_colour_regular_bipartite
+    from permnet.gen.graph.coloring import edge_colour_regular_bipartite
 
     n, d = 65536, 16
     rng = np.random.default_rng(4)
@@ -205,7 +205,7 @@ def synth_rows(target="ecp5", pipeline=1):
 def bench_metrics_random_regular():
     import networkx as nx
 
-    from permnet.gen.metrics import distance_stats
+    from permnet.gen.graph.metrics import distance_stats
 
     G, g = _random_regular()
     ours, s = best_time(lambda: distance_stats(g))
@@ -228,7 +228,7 @@ def _random_regular():
     """The random 16-regular graph on 4096 nodes (seed 1): networkx graph and our CSR digraph."""
     import networkx as nx
 
-    from permnet.gen.metrics import Digraph
+    from permnet.gen.graph.metrics import Digraph
 
     G = nx.random_regular_graph(16, 4096, seed=1)
     e = np.array(G.edges())
@@ -241,7 +241,7 @@ def bench_metrics_vs_cpp():
     import subprocess
     import tempfile
 
-    from permnet.gen.metrics import distance_stats
+    from permnet.gen.graph.metrics import distance_stats
 
     _, g = _random_regular()
     ours, s = best_time(lambda: distance_stats(g))
@@ -260,7 +260,7 @@ def bench_metrics_vs_cpp():
 
 @case("IP graph construction + metrics, symmetric HSN(3,Q_3), 3072 nodes", "report")
 def bench_ip_graph():
-    from permnet.gen import ipgraph
+    from permnet.gen.topologies import ipgraph
 
     ours, g = best_time(lambda: ipgraph.super_ip("hsn", 3, "hypercube:3", True).topology.metrics())
 
@@ -283,7 +283,7 @@ CHORDAL_SECONDS = float(__import__("os").environ.get("PERMNET_BENCH_CHORDAL_SECO
 
 def chordal_rows():
     """Doty Table 1 by search: degree 3, diameters 6-10, CHORDAL_SECONDS each, chained starts."""
-    from permnet.gen.chordal_search import search
+    from permnet.gen.search.chordal import search
 
     rows, start = [], None
     for k in range(6, 11):
@@ -303,7 +303,7 @@ def bench_haspl_eval():
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import shortest_path
 
-    from permnet.gen.orp_search import initial_graph
+    from permnet.gen.orp.anneal import initial_graph
 
     g = initial_graph(1024, 183, 24, seed=1)
     reps = 200
@@ -333,8 +333,8 @@ SEARCH_CASES = [(1024, 16, 183, "<= 4.36 in 10 minutes on 2 cores (a C annealer:
 
 def search_rows():
     """Annealing quality: 2 workers x SEARCH_SECONDS for (1024,16), shorter runs for the rest."""
-    from permnet.gen.orp_bounds import haspl_lower_bound, m_opt
-    from permnet.gen.orp_search import initial_graph, search
+    from permnet.gen.orp.bounds import haspl_lower_bound, m_opt
+    from permnet.gen.orp.anneal import initial_graph, search
 
     rows = []
     for n, r, m, target in SEARCH_CASES:

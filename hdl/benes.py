@@ -1,6 +1,6 @@
 """Beneš (or Waksman) network of 2x2 switch cells, any size N >= 2.
 
-The structure is the one :mod:`permnet.gen.benes` routes: the same stages,
+The structure is the one :mod:`permnet.gen.routing.benes` routes: the same stages,
 the same switch positions, the same links, so the settings the router
 writes load unchanged.
 
@@ -26,8 +26,8 @@ from amaranth.hdl import Array, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from permnet.errors import require
-from permnet.gen import benes as router
+from permnet.gen.errors import require
+from permnet.gen.routing import benes as router
 from permnet.hdl.datapath import shadow_loader
 
 __all__ = ["BenesNetwork", "layout"]

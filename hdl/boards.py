@@ -23,7 +23,7 @@ from amaranth.hdl import Elaboratable, Module, Mux, Signal
 from amaranth.lib import io
 from amaranth.vendor import LatticeECP5Platform, LatticeICE40Platform
 
-from permnet.errors import PermnetError, require
+from permnet.gen.errors import PermnetError, require
 from permnet.hdl.crossbar import CrossbarPlane
 from permnet.hdl.nexthop import LdiNextHop
 

@@ -27,7 +27,7 @@ from amaranth.hdl import Array, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from permnet.errors import require
+from permnet.gen.errors import require
 from permnet.hdl.datapath import bits, shadow_loader
 
 __all__ = ["CrossbarPlane", "DUR_BITS", "entry_layout", "stream_words"]

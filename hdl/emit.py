@@ -22,10 +22,10 @@ import numpy as np
 from amaranth.back import verilog
 
 from permnet import __version__
-from permnet.errors import require
+from permnet.gen.errors import require
 from permnet.fileio import atomic_write
-from permnet.gen import benes as router
-from permnet.gen import ldi
+from permnet.gen.routing import benes as router
+from permnet.gen.topologies import ldi
 from permnet.hdl.benes import BenesNetwork
 from permnet.hdl.crossbar import CrossbarPlane, stream_words
 from permnet.hdl.datapath import bits

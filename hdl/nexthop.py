@@ -24,8 +24,8 @@ from amaranth.hdl import Cat, Module, Mux, Signal, Value
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from permnet.errors import require
-from permnet.gen import ldi
+from permnet.gen.errors import require
+from permnet.gen.topologies import ldi
 from permnet.hdl.datapath import bits, build, digits_steps, merge, reduce_steps, residue_steps, thermometer_steps
 from permnet.sim.reference import NextHopSpec, route_table
 

@@ -26,7 +26,7 @@ from amaranth.back import rtlil
 from amaranth.hdl import Cat, Elaboratable, Module, Signal, Value
 from amaranth.lib import wiring
 
-from permnet.errors import PermnetError, require
+from permnet.gen.errors import PermnetError, require
 
 __all__ = ["RegisteredIO", "synthesize", "TARGETS"]
 

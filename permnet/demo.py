@@ -11,11 +11,11 @@ from pathlib import Path
 
 from permnet import ocsconfig
 from permnet.fileio import atomic_write, markdown_table, write_json
-from permnet.gen import ldi
-from permnet.gen.faults import fault_report
-from permnet.gen.mixed import mixed_network, user_permutations
-from permnet.gen.planes import ldi_planes
-from permnet.gen.report import ldi_summary
+from permnet.gen.topologies import ldi
+from permnet.gen.planes.faults import fault_report
+from permnet.gen.planes.mixed import mixed_network, user_permutations
+from permnet.gen.planes.decompose import ldi_planes
+from permnet.gen.analysis.report import ldi_summary
 from permnet.plots import plot_ldi
 
 __all__ = ["run_demo"]

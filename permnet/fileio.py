@@ -30,7 +30,7 @@ def atomic_write(path, data) -> Path:
 
 def read_text(path) -> str:
     """The text of ``path``; unreadable or binary files become a PermnetError."""
-    from permnet.errors import PermnetError
+    from permnet.gen.errors import PermnetError
 
     try:
         return Path(path).read_text()

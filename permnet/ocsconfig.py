@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from permnet.errors import PermnetError, require
+from permnet.gen.errors import PermnetError, require
 from permnet.fileio import atomic_write, dumps_json, read_text
 
 FORMAT = "permnet-ocs-config"

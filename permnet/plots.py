@@ -15,9 +15,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from permnet.fileio import atomic_write  # noqa: E402
-from permnet.gen import ldi  # noqa: E402
-from permnet.gen.metrics import Digraph, distance_stats  # noqa: E402
-from permnet.gen.planes import ldi_planes  # noqa: E402
+from permnet.gen.topologies import ldi  # noqa: E402
+from permnet.gen.graph.metrics import Digraph, distance_stats  # noqa: E402
+from permnet.gen.planes.decompose import ldi_planes  # noqa: E402
 
 __all__ = ["plot_ldi", "hop_histogram", "unfolded"]
 
@@ -82,7 +82,7 @@ def plot_ldi(M: int, S: int, outdir) -> list[Path]:
 def orp_haspl_vs_m(n: int, r: int, samples: dict, stem: Path) -> list[Path]:
     """Figure 5 of Yasudo et al.: the continuous Moore bound (formula 2) over
     m, the Theorem 2 bound, m_opt, and annealed h-ASPL at the sampled m."""
-    from permnet.gen.orp_bounds import haspl_lower_bound, m_opt, moore_haspl
+    from permnet.gen.orp.bounds import haspl_lower_bound, m_opt, moore_haspl
 
     mo = m_opt(n, r)
     ms = np.arange(max(2, mo // 3), 3 * mo + 1)
@@ -124,7 +124,7 @@ COMPARE_PANELS = (("degree", "degree"), ("diameter", "diameter"), ("avg_hops", "
 
 
 def compare_plot(rows, module_size: int, stem: Path) -> list[Path]:
-    """3x3 panels of :func:`permnet.gen.compare.compare` rows against network
+    """3x3 panels of :func:`permnet.gen.analysis.compare.compare` rows against network
     size (log scale), one line per family, like Yeh & Parhami Figs. 2-5."""
     fams = list(dict.fromkeys(r["family"] for r in rows))
     fig, axes = plt.subplots(3, 3, figsize=(13, 11))

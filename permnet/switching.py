@@ -28,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from permnet.errors import PermnetError, require
+from permnet.gen.errors import PermnetError, require
 from permnet.fileio import atomic_write, read_text
-from permnet.gen import benes, pn
+from permnet.gen.routing import benes
+from permnet.gen.routing import pn
 from permnet.sim.network import replay_2x2, replay_description
 
 __all__ = ["Settings", "settings", "parse_perm_text", "read_perm_file", "write_hex"]

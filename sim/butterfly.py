@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from permnet.errors import require
-from permnet.gen.benes import check_permutation
+from permnet.gen.errors import require
+from permnet.gen.routing.benes import check_permutation
 
 __all__ = ["ButterflyResult", "route_butterfly", "bit_reversal"]
 

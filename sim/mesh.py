@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from permnet.errors import require
-from permnet.gen.benes import check_permutation
+from permnet.gen.errors import require
+from permnet.gen.routing.benes import check_permutation
 
 __all__ = ["MeshResult", "route_mesh", "bounds"]
 

@@ -1,11 +1,11 @@
 """Cycle-free reference models the RTL is compared with.
 
 * :func:`next_hop` -- one decision of the LDI next-hop unit, defined from
-  Melhem's algorithm (:func:`permnet.gen.ldi.route_melhem`); iterating it
+  Melhem's algorithm (:func:`permnet.gen.topologies.ldi.route_melhem`); iterating it
   from the source reproduces the reference router's path
   (``tests/test_reference.py``).
 * :func:`route_table` -- the table of the table-driven unit (first link of
-  the shortest route, :func:`permnet.gen.ldi.route_shortest`).
+  the shortest route, :func:`permnet.gen.topologies.ldi.route_shortest`).
 * :func:`crossbar` / :func:`benes_outputs` -- what a crossbar plane and a
   configured Beneš network do to one vector of data.
 """
@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from permnet.errors import require
-from permnet.gen import benes, ldi
+from permnet.gen.errors import require
+from permnet.gen.routing import benes
+from permnet.gen.topologies import ldi
 
 __all__ = ["NextHopSpec", "next_hop", "route_table", "crossbar_select", "crossbar", "benes_outputs"]
 

@@ -1,0 +1,1 @@
+"""Analysis: modules and clusters, bisection, family comparisons, reports."""

@@ -1,0 +1,142 @@
+"""Families side by side at growing sizes: degree, diameter, average distance
+and the DD/ID/II costs of Yeh & Parhami, Section 5 (their Figures 2-5).
+
+    >>> from permnet.gen.analysis.compare import compare
+    >>> rows = compare(["hypercube", "hsn"], max_nodes=64, module_size=10)
+    >>> [(r["family"], r["nodes"]) for r in rows]
+    [('hypercube', 8), ('hypercube', 16), ('hypercube', 32), ('hypercube', 64), ('hsn', 64)]
+
+Every family is a series of instances (``SERIES``) with the module
+assignment the paper uses for it, at most ``module_size`` nodes per module:
+
+- hypercube Q_n: subcubes of 2^c nodes (consecutive numbers);
+- star graph S_k: sub-stars S_j (fixed last k-j symbols), j! <= module size;
+- de Bruijn B(2, D): nodes with the same most significant bits;
+- super-IP graphs (HSN, ring-CN, complete-CN, super-flip) of the hypercube
+  Q_c with 2^c <= module size: one nucleus per module;
+- 2-D torus, cube-connected cycles: METIS parts of at most the module size.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from permnet.gen.errors import require
+
+__all__ = ["compare", "SERIES", "COLUMNS"]
+
+COLUMNS = ("family", "instance", "nodes", "degree", "diameter", "avg_hops", "inter_cluster_degree",
+           "inter_cluster_diameter", "avg_inter_cluster_distance", "dd_cost", "id_cost", "ii_cost")
+
+
+def _hypercube(max_nodes, C):
+    from permnet.gen.analysis import clusters
+    from permnet.gen.topologies import families
+    c = int(math.log2(C))
+    for n in range(3, 30):
+        if 2 ** n > max_nodes:
+            return
+        yield f"Q{n}", families.hypercube(n), clusters.blocks(2 ** n, 2 ** min(c, n))
+
+
+def _star(max_nodes, C):
+    from permnet.gen.topologies import families
+    j = max(i for i in range(1, 10) if math.factorial(i) <= C)
+    for k in range(4, 10):
+        if math.factorial(k) > max_nodes:
+            return
+        perms = np.array(list(itertools.permutations(range(k))), dtype=np.int64)
+        tail = perms[:, min(j, k):]
+        mods = np.unique(tail, axis=0, return_inverse=True)[1].ravel() if tail.shape[1] else np.zeros(len(perms))
+        yield f"S{k}", families.star_graph(k), mods
+
+
+def _debruijn(max_nodes, C):
+    from permnet.gen.analysis import clusters
+    from permnet.gen.topologies import families
+    c = int(math.log2(C))
+    for D in range(3, 30):
+        if 2 ** D > max_nodes:
+            return
+        yield f"B(2,{D})", families.de_bruijn(2, D), clusters.blocks(2 ** D, 2 ** min(c, D))
+
+
+def _metis_series(build, sizes):
+    def series(max_nodes, C):
+        from permnet.gen.analysis import clusters
+        for name, args in sizes:
+            t = build(*args)
+            if t.n > max_nodes:
+                return
+            yield name, t, clusters.metis_modules(t, min(C, t.n))
+    return series
+
+
+def _super(family):
+    def series(max_nodes, C):
+        from permnet.gen.topologies import ipgraph
+        c = min(int(math.log2(C)), 8)
+        for l in range(2, 12):
+            if 2 ** (c * l) > max_nodes:
+                return
+            g = ipgraph.super_ip(family, l, f"hypercube:{c}")
+            yield f"{family}({l},Q{c})", g.topology, g.clusters()
+    return series
+
+
+def _torus(k):
+    from permnet.gen.topologies import families
+    return families.torus(k, 2)
+
+
+def _ccc(n):
+    from permnet.gen.topologies import families
+    return families.cube_connected_cycles(n)
+
+
+SERIES = {
+    "hypercube": _hypercube,
+    "star": _star,
+    "debruijn": _debruijn,
+    "torus2d": _metis_series(_torus, [(f"T{k}x{k}", (k,)) for k in (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)]),
+    "ccc": _metis_series(_ccc, [(f"CCC{n}", (n,)) for n in range(3, 14)]),
+    "hsn": _super("hsn"),
+    "ring-cn": _super("ring-cn"),
+    "complete-cn": _super("complete-cn"),
+    "superflip": _super("superflip"),
+}
+
+
+def compare(families=None, max_nodes: int = 5000, module_size: int = 10, progress: bool = False) -> list[dict]:
+    """One row per instance (see ``COLUMNS``), sorted by size then family."""
+    from tqdm import tqdm
+
+    from permnet.gen.analysis.clusters import cluster_metrics
+
+    names = list(families or SERIES)
+    for f in names:
+        require(f in SERIES, f"unknown family {f!r} for compare: use {', '.join(SERIES)}")
+    require(max_nodes >= 8, f"--max-nodes must be >= 8, got {max_nodes}")
+    require(module_size >= 2, f"--module-size must be >= 2, got {module_size}")
+    rows = []
+    jobs = [(f, inst) for f in names for inst in SERIES[f](max_nodes, module_size)]
+    for f, (name, topo, modules) in tqdm(jobs, desc="compare", disable=not progress, leave=False):
+        m = topo.metrics()
+        row = {"family": f, "instance": name, "nodes": m["nodes"], "degree": m["degree"],
+               "diameter": m["diameter"], "avg_hops": m["avg_hops"]}
+        row.update(cluster_metrics(topo, modules, m["diameter"], m["degree"]))
+        rows.append(row)
+    rows.sort(key=lambda r: (r["nodes"], names.index(r["family"])))
+    return rows
+
+
+def table(rows) -> str:
+    """Markdown table of :func:`compare` rows."""
+    def fmt(v):
+        return f"{v:.3f}" if isinstance(v, float) else str(v)
+    from permnet.fileio import markdown_table
+
+    return "\n".join(markdown_table(COLUMNS, [[fmt(r[c]) for c in COLUMNS] for r in rows])) + "\n"

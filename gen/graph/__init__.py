@@ -1,0 +1,1 @@
+"""Shared graph engines: digraphs in CSR form, bit-parallel distances, edge colouring."""

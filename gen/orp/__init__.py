@@ -1,0 +1,1 @@
+"""The order/radix problem (Yasudo et al.): host-switch graphs, bounds, annealing, conventional topologies."""

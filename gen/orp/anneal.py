@@ -1,0 +1,332 @@
+"""Simulated annealing for the order/radix problem (Yasudo et al., Section 5).
+
+    >>> from permnet.gen.orp.anneal import anneal
+    >>> res = anneal(64, 8, evaluations=3000, seed=1)
+    >>> res.graph.n, res.graph.r, res.haspl < 4.0
+    (64, 8, True)
+
+The paper's flow: pick m = m_opt (:func:`permnet.gen.orp.bounds.m_opt`),
+build a random host-switch graph (hosts spread evenly, a ring through all
+switches so it is connected, the remaining ports paired at random), then
+anneal.  Moves:
+
+* ``swap`` (Fig. 2, regular host-switch graphs): switch links {a,b},{c,d}
+  become {a,d},{b,c} (or {a,c},{b,d}); host counts never change.
+* ``swing`` (Figs. 3-4, any host distribution): the 2-neighbour swing.
+  Step 1, swing(a, b, c): {a,b},{c,h} -> {a,c},{b,h} (a host of c moves to
+  b); if the SA rejects it, step 2, swing(d, c, b) on another link {d,c}
+  moves a host back and turns the whole move into a swap; if that is
+  rejected too the graph is restored.
+
+The energy is the h-ASPL (exact, :func:`weighted_distance_sum` after each
+move); the temperature falls geometrically from ``t0`` to ``t1`` over the
+budget (seconds or evaluations).  A move that cuts a host off is rejected.
+Everything is seeded: the same arguments give the same graph (for a time
+budget, the same graph for the same number of evaluations performed).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from permnet.gen.errors import require
+from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, weighted_distance_sum
+from permnet.gen.orp.bounds import m_opt
+
+__all__ = ["initial_graph", "anneal", "SearchResult", "search"]
+
+BIG = 1 << 60
+
+
+def initial_graph(n: int, m: int, r: int, seed: int = 0) -> HostSwitchGraph:
+    """Hosts spread evenly, a ring through the switches, other ports paired at random."""
+    check_order_radix(n, r)
+    require(m >= 1, f"switches must be >= 1, got {m}")
+    rng = np.random.default_rng(seed)
+    counts = np.full(m, n // m, dtype=np.int64)
+    counts[: n % m] += 1
+    require(counts.max() <= r, f"{n} hosts do not fit on {m} switches of radix {r}")
+    if m == 1:
+        return HostSwitchGraph.from_counts(n, r, counts, [])
+    require(m == 2 or (r - counts).min() >= 2 or m <= 2,
+            f"m={m} switches of radix {r} with {n} hosts leave fewer than 2 switch ports on some switch")
+    edges = [(s, (s + 1) % m) for s in range(m)] if m > 2 else [(0, 1)]
+    free = r - counts - np.bincount(np.array(edges).reshape(-1), minlength=m)
+    stubs = np.repeat(np.arange(m), np.maximum(free, 0))
+    rng.shuffle(stubs)
+    pending = list(stubs)
+    # Pair stubs; a stub that would make a self-loop waits for a later partner.
+    out = []
+    while len(pending) >= 2:
+        a = pending.pop()
+        for k in range(len(pending) - 1, -1, -1):
+            if pending[k] != a:
+                out.append((a, pending.pop(k)))
+                break
+    return HostSwitchGraph.from_counts(n, r, counts, edges + out)
+
+
+@njit(cache=True)
+def _energy(m, eu, ev, count):
+    total, diam, ok = weighted_distance_sum(m, eu, ev, count)
+    return total if ok else BIG
+
+
+@njit(cache=True)
+def _incidence(m, r, eu, ev):
+    inc = np.full((m, r + 1), -1, np.int64)
+    incn = np.zeros(m, np.int64)
+    for e in range(eu.shape[0]):
+        for x in (eu[e], ev[e]):
+            inc[x, incn[x]] = e
+            incn[x] += 1
+    return inc, incn
+
+
+@njit(cache=True)
+def _detach(inc, incn, x, e):
+    for k in range(incn[x]):
+        if inc[x, k] == e:
+            incn[x] -= 1
+            inc[x, k] = inc[x, incn[x]]
+            inc[x, incn[x]] = -1
+            return
+
+
+@njit(cache=True)
+def _attach(inc, incn, x, e):
+    inc[x, incn[x]] = e
+    incn[x] += 1
+
+
+@njit(cache=True)
+def _set_end(eu, ev, inc, incn, e, old, new):
+    """Move the ``old`` end of edge e to ``new``."""
+    if eu[e] == old:
+        eu[e] = new
+    else:
+        ev[e] = new
+    _detach(inc, incn, old, e)
+    _attach(inc, incn, new, e)
+
+
+@njit(cache=True)
+def _accept(delta, temp):
+    if delta <= 0:
+        return True
+    if temp <= 0:
+        return False
+    return np.random.random() < math.exp(-delta / temp)
+
+
+@njit(cache=True)
+def _run(m, r, eu, ev, count, pairs, steps, k0, k_total, t0, t1, mode, seed,
+         best_eu, best_ev, best_count, cur, best):
+    """Run ``steps`` SA steps (global step index k0..); returns (cur, best, evaluations)."""
+    np.random.seed(seed)
+    inc, incn = _incidence(m, r, eu, ev)
+    E = eu.shape[0]
+    evals = 0
+    for k in range(steps):
+        frac = (k0 + k) / max(k_total, 1)
+        temp = t0 * (t1 / t0) ** min(frac, 1.0)
+        if mode == 0 or E < 2:
+            # swap {a,b},{c,d} -> {a,d},{b,c}
+            e1 = np.random.randint(E)
+            e2 = np.random.randint(E)
+            if e1 == e2:
+                continue
+            a, b = eu[e1], ev[e1]
+            if np.random.random() < 0.5:
+                a, b = b, a
+            c, d = eu[e2], ev[e2]
+            if a == d or b == c:
+                continue
+            _set_end(eu, ev, inc, incn, e1, b, d)
+            _set_end(eu, ev, inc, incn, e2, d, b)
+            new = _energy(m, eu, ev, count)
+            evals += 1
+            if new < BIG and _accept((new - cur) / pairs, temp):
+                cur = new
+            else:
+                _set_end(eu, ev, inc, incn, e2, b, d)
+                _set_end(eu, ev, inc, incn, e1, d, b)
+        else:
+            # 2-neighbour swing: swing(a, b, c), then swing(d, c, b)
+            e1 = np.random.randint(E)
+            a, b = eu[e1], ev[e1]
+            if np.random.random() < 0.5:
+                a, b = b, a
+            c = np.random.randint(m)
+            if count[c] == 0 or c == a or c == b:
+                continue
+            _set_end(eu, ev, inc, incn, e1, b, c)
+            count[c] -= 1
+            count[b] += 1
+            new = _energy(m, eu, ev, count)
+            evals += 1
+            if new < BIG and _accept((new - cur) / pairs, temp):
+                cur = new
+            else:
+                # pick another link {d, c} of c with d != b
+                e2 = -1
+                if incn[c] > 1:
+                    for _ in range(4):
+                        cand = inc[c, np.random.randint(incn[c])]
+                        other = ev[cand] if eu[cand] == c else eu[cand]
+                        if cand != e1 and other != b:
+                            e2 = cand
+                            break
+                done = False
+                if e2 >= 0:
+                    _set_end(eu, ev, inc, incn, e2, c, b)
+                    count[b] -= 1
+                    count[c] += 1
+                    new = _energy(m, eu, ev, count)
+                    evals += 1
+                    if new < BIG and _accept((new - cur) / pairs, temp):
+                        cur = new
+                        done = True
+                    else:
+                        _set_end(eu, ev, inc, incn, e2, b, c)
+                        count[c] -= 1
+                        count[b] += 1
+                if not done:
+                    count[b] -= 1
+                    count[c] += 1
+                    _set_end(eu, ev, inc, incn, e1, c, b)
+        if cur < best:
+            best = cur
+            best_eu[:] = eu
+            best_ev[:] = ev
+            best_count[:] = count
+    return cur, best, evals
+
+
+@dataclass
+class SearchResult:
+    graph: HostSwitchGraph
+    haspl: float
+    diameter: int | None
+    evaluations: int
+    seconds: float
+    seed: int
+
+    def as_dict(self, lower_bound: float | None = None) -> dict:
+        d = {"hosts": self.graph.n, "switches": self.graph.m, "radix": self.graph.r, "haspl": self.haspl,
+             "diameter": self.diameter, "evaluations": self.evaluations, "seconds": round(self.seconds, 3),
+             "seed": self.seed}
+        if lower_bound is not None:
+            d["haspl_lb"] = lower_bound
+            d["gap_to_lb"] = self.haspl - lower_bound
+        return d
+
+
+def anneal(n: int, r: int, *, m: int | None = None, seconds: float | None = None,
+           evaluations: int | None = None, seed: int = 0, mode: str = "swing", start: HostSwitchGraph | None = None,
+           t0: float = 2e-3, t1: float = 1e-6, progress=None) -> SearchResult:
+    """Anneal one host-switch graph.  Budget: ``seconds`` and/or
+    ``evaluations`` (default 20 000 evaluations)."""
+    check_order_radix(n, r)
+    require(mode in ("swing", "swap"), f"mode must be swing or swap, got {mode!r}")
+    if seconds is None and evaluations is None:
+        evaluations = 20000
+    require(seconds is None or seconds > 0, "--seconds must be > 0")
+    require(evaluations is None or evaluations > 0, "--evals must be > 0")
+    g = start if start is not None else initial_graph(n, m or m_opt(n, r), r, seed)
+    require(g.n == n and g.r == r, f"start graph has n={g.n}, r={g.r}; expected n={n}, r={r}")
+    eu, ev = g.edges[:, 0].copy(), g.edges[:, 1].copy()
+    count = g.counts().astype(np.int64)
+    pairs = float(n * (n - 1))
+    cur = _energy(g.m, eu, ev, count)
+    require(cur < BIG, "the start graph leaves hosts disconnected")
+    best = cur
+    best_eu, best_ev, best_count = eu.copy(), ev.copy(), count.copy()
+    modei = 1 if mode == "swing" else 0
+    total_k = evaluations if evaluations is not None else 10 ** 12
+    k, evals, chunk, t_start = 0, 0, 200, time.perf_counter()
+    while True:
+        elapsed = time.perf_counter() - t_start
+        if seconds is not None and elapsed >= seconds:
+            break
+        if evaluations is not None and evals >= evaluations:
+            break
+        if seconds is not None:
+            # time budget: the schedule follows elapsed time
+            k_now, k_tot = int(1e6 * elapsed / seconds), 10 ** 6
+        else:
+            k_now, k_tot = evals, total_k
+        cur, best, done = _run(g.m, r, eu, ev, count, pairs, chunk, k_now, k_tot, t0, t1, modei,
+                               (seed * 1_000_003 + k) % (2 ** 31), best_eu, best_ev, best_count, cur, best)
+        k += chunk
+        evals += done
+        if progress is not None:
+            progress(evals, 2 + cur / pairs, 2 + best / pairs)
+    out = HostSwitchGraph.from_counts(n, r, best_count, np.stack([best_eu, best_ev], axis=1))
+    return SearchResult(out, out.haspl(), out.diameter(), evals, time.perf_counter() - t_start, seed)
+
+
+def _worker(args):
+    n, r, m, seconds, evaluations, seed, mode = args
+    res = anneal(n, r, m=m, seconds=seconds, evaluations=evaluations, seed=seed, mode=mode)
+    return res.graph.to_edges_text(), res.evaluations, res.seconds, seed
+
+
+def search(n: int, r: int, *, m: int | None = None, seconds: float | None = None, evaluations: int | None = None,
+           seed: int = 0, workers: int = 1, mode: str = "swing", dask: str | None = None,
+           start: HostSwitchGraph | None = None, show_progress: bool = False) -> SearchResult:
+    """Independent restarts (seeds seed, seed+1, ...) on ``workers`` local
+    processes, or on a Dask cluster (``dask="local"`` starts a local one,
+    otherwise a scheduler address); the best graph wins (ties: lowest seed)."""
+    from permnet.gen.orp.hostswitch import parse_edges
+
+    require(workers >= 1, f"workers must be >= 1, got {workers}")
+    m = start.m if start is not None else (m or m_opt(n, r))
+    if workers == 1 and dask is None:
+        bar = None
+        if show_progress:
+            from tqdm import tqdm
+            bar = tqdm(total=evaluations, unit="eval", desc=f"anneal n={n} r={r} m={m}", leave=False)
+
+        def progress(evals, cur, best):
+            if bar is not None:
+                bar.n = evals
+                bar.set_postfix(current=f"{cur:.5f}", best=f"{best:.5f}", refresh=False)
+                bar.refresh()
+        res = anneal(n, r, m=m, seconds=seconds, evaluations=evaluations, seed=seed, mode=mode, start=start,
+                     progress=progress)
+        if bar is not None:
+            bar.close()
+        return res
+    require(start is None, "--start works with one worker")
+    jobs = [(n, r, m, seconds, evaluations, seed + i, mode) for i in range(workers)]
+    t = time.perf_counter()
+    if dask is not None:
+        from dask.distributed import Client, LocalCluster
+
+        if dask == "local":
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster) as client:
+                results = client.gather(client.map(_worker, jobs, pure=False))
+        else:
+            with Client(dask) as client:
+                results = client.gather(client.map(_worker, jobs, pure=False))
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(_worker, jobs))
+    best = None
+    for text, evals, secs, s in results:
+        g = parse_edges(text)
+        h = g.haspl()
+        if best is None or h < best[0] - 1e-15:
+            best = (h, g, evals, s)
+    h, g, _, s = best
+    total_evals = sum(e for _, e, _, _ in results)
+    return SearchResult(g, h, g.diameter(), total_evals, time.perf_counter() - t, s)

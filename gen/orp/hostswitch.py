@@ -1,0 +1,284 @@
+"""Host-switch graphs and the order/radix problem (Yasudo et al., seed ``002``).
+
+    >>> from permnet.gen.orp.hostswitch import HostSwitchGraph
+    >>> g = HostSwitchGraph.clique(128, 24)          # Section 3.2, the clique case
+    >>> g.switches, round(g.haspl(), 6), g.diameter()
+    (8, 2.878445, 3)
+
+A host-switch graph has n hosts (exactly one link each, to a switch), m
+switches of at most r ports, and switch-switch links (parallel links are
+allowed and reported).  Hosts are 0..n-1 and switches n..n+m-1 in files
+(the Graph Golf order/radix format); in memory switches are 0..m-1,
+``host_switch[h]`` is the switch of host h and ``edges`` the switch links.
+
+h-ASPL and host diameter (Section 3.2) are computed on the switch graph
+weighted by the number of hosts per switch, c_s: two hosts on switches a
+and b are ``d(a, b) + 2`` apart (2 on the same switch), so
+``h-ASPL = 2 + sum_{a != b} c_a c_b d(a, b) / (n (n-1))``.  The distances come
+from bit-parallel breadth-first search from the switches that hold hosts
+(:func:`weighted_distance_sum`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from permnet.gen.errors import PermnetError, require
+from permnet.fileio import atomic_write, read_text
+from permnet.gen.graph.metrics import expand_frontier
+
+__all__ = ["HostSwitchGraph", "weighted_distance_sum", "read_edges", "parse_edges"]
+
+@njit(cache=True)
+def _csr(m, eu, ev):
+    deg = np.zeros(m + 1, np.int64)
+    for k in range(eu.shape[0]):
+        deg[eu[k] + 1] += 1
+        deg[ev[k] + 1] += 1
+    for i in range(m):
+        deg[i + 1] += deg[i]
+    adj = np.empty(2 * eu.shape[0], np.int64)
+    pos = deg[:-1].copy()
+    for k in range(eu.shape[0]):
+        adj[pos[eu[k]]] = ev[k]
+        pos[eu[k]] += 1
+        adj[pos[ev[k]]] = eu[k]
+        pos[ev[k]] += 1
+    return deg, adj
+
+
+@njit(cache=True)
+def weighted_distance_sum(m, eu, ev, count):
+    """(W, D, ok): W = sum over ordered switch pairs a != b of
+    count[a] count[b] d(a, b), D = the largest such d over switches with
+    hosts (-1 if none), ok = every switch with hosts reaches every other.
+
+    64 source switches per pass; the host weight of a set of sources (a
+    64-bit word) is read from eight 256-entry byte tables, so a level costs
+    O(m) table look-ups instead of one step per (source, target) pair."""
+    indptr, adj = _csr(m, eu, ev)
+    src = np.nonzero(count > 0)[0]
+    ns = src.shape[0]
+    total = 0
+    diam = -1 if ns < 2 else 0
+    ok = True
+    seen = np.zeros(m, np.uint64)
+    front = np.zeros(m, np.uint64)
+    nxt = np.zeros(m, np.uint64)
+    table = np.zeros((8, 256), np.int64)
+    for b0 in range(0, ns, 64):
+        nb = min(64, ns - b0)
+        table[:, :] = 0
+        for j in range(nb):
+            byte, bit = j // 8, j % 8
+            w = count[src[b0 + j]]
+            for x in range(256):
+                if (x >> bit) & 1:
+                    table[byte, x] += w
+        seen[:] = 0
+        front[:] = 0
+        full = np.uint64(0)
+        for j in range(nb):
+            bit = np.uint64(1) << np.uint64(j)
+            seen[src[b0 + j]] |= bit
+            front[src[b0 + j]] |= bit
+            full |= bit
+        level = 0
+        while True:
+            expand_frontier(front, nxt, indptr, adj)
+            anything = False
+            level += 1
+            for v in range(m):
+                w = nxt[v] & ~seen[v]
+                front[v] = w
+                if w:
+                    anything = True
+                    seen[v] |= w
+                    if count[v] > 0:
+                        if level > diam:
+                            diam = level
+                        weight = 0
+                        for byte in range(8):
+                            weight += table[byte, (w >> np.uint64(8 * byte)) & np.uint64(255)]
+                        total += weight * count[v] * level
+            if not anything:
+                break
+        for v in range(m):
+            if count[v] > 0 and seen[v] != full:
+                ok = False
+    return total, diam, ok
+
+
+@dataclass
+class HostSwitchGraph:
+    """n hosts, m switches of radix r; ``host_switch[h]`` in 0..m-1; ``edges`` (k, 2)."""
+
+    n: int
+    m: int
+    r: int
+    host_switch: np.ndarray
+    edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+
+    def __post_init__(self):
+        self.host_switch = np.asarray(self.host_switch, dtype=np.int64)
+        self.edges = np.asarray(self.edges, dtype=np.int64).reshape(-1, 2)
+
+    # -------------------------------------------------------- construction
+    @classmethod
+    def from_counts(cls, n: int, r: int, counts, edges) -> "HostSwitchGraph":
+        """Hosts attached in order: the first counts[0] hosts to switch 0, ..."""
+        counts = np.asarray(counts, dtype=np.int64)
+        require(int(counts.sum()) == n, f"host counts add up to {int(counts.sum())}, not n={n}")
+        return cls(n, len(counts), r, np.repeat(np.arange(len(counts)), counts), edges)
+
+    @classmethod
+    def clique(cls, n: int, r: int) -> "HostSwitchGraph":
+        """The optimum for ``n <= m (r - m + 1)`` (Section 3.2): the fewest
+        switches m >= 1 that fit n hosts as an m-clique, filled greedily
+        (every switch but the last full), which maximises same-switch pairs."""
+        check_order_radix(n, r)
+        m = next((m for m in range(1, r + 2) if m * (r - m + 1) >= n), None)
+        require(m is not None, f"n={n} hosts do not fit a clique of {r}-port switches")
+        per = r - m + 1
+        counts = [min(per, n - k * per) for k in range(m)]
+        edges = [(a, b) for a in range(m) for b in range(a + 1, m)]
+        return cls.from_counts(n, r, counts, edges)
+
+    # ---------------------------------------------------------- properties
+    @property
+    def switches(self) -> int:
+        return self.m
+
+    def counts(self) -> np.ndarray:
+        return np.bincount(self.host_switch, minlength=self.m)
+
+    def degrees(self) -> np.ndarray:
+        deg = self.counts().copy()
+        np.add.at(deg, self.edges.reshape(-1), 1)
+        return deg
+
+    def parallel_links(self) -> int:
+        e = np.sort(self.edges, axis=1)
+        return int(len(e) - len(np.unique(e, axis=0))) if len(e) else 0
+
+    def _eval(self):
+        return weighted_distance_sum(self.m, self.edges[:, 0].copy(), self.edges[:, 1].copy(), self.counts())
+
+    def haspl(self) -> float:
+        """Host-to-host average shortest path length (inf if hosts are cut off)."""
+        total, _, ok = self._eval()
+        if not ok:
+            return float("inf")
+        return 2.0 + total / (self.n * (self.n - 1))
+
+    def diameter(self) -> int | None:
+        """Largest host-to-host distance (None if hosts are cut off)."""
+        _, diam, ok = self._eval()
+        if not ok:
+            return None
+        return diam + 2 if diam >= 0 else 2
+
+    def unused_switches(self) -> int:
+        """Switches with no host that no host-to-host shortest path can need:
+        those outside the component of the hosts, or with no host and degree <= 1."""
+        import networkx as nx
+        g = nx.MultiGraph()
+        g.add_nodes_from(range(self.m))
+        g.add_edges_from(self.edges.tolist())
+        c = self.counts()
+        host_sw = [s for s in range(self.m) if c[s]]
+        comp = nx.node_connected_component(g, host_sw[0]) if host_sw else set()
+        return int(sum(1 for s in range(self.m) if s not in comp or (c[s] == 0 and g.degree(s) <= 1)))
+
+    def summary(self) -> dict:
+        total, diam, ok = self._eval()
+        return {"hosts": self.n, "switches": self.m, "radix": self.r,
+                "haspl": 2.0 + total / (self.n * (self.n - 1)) if ok else None,
+                "diameter": (diam + 2 if diam >= 0 else 2) if ok else None,
+                "switch_links": int(len(self.edges)), "parallel_links": self.parallel_links(),
+                "host_distribution": {str(k): int(v) for k, v in
+                                      zip(*np.unique(self.counts(), return_counts=True))}}
+
+    # --------------------------------------------------------------- files
+    def to_edges_text(self) -> str:
+        """Graph Golf order/radix text: ``n m r`` then ``u v`` lines (hosts
+        0..n-1, switches n..n+m-1), host links first, then switch links."""
+        lines = [f"{self.n} {self.m} {self.r}"]
+        lines += [f"{h} {self.n + s}" for h, s in enumerate(self.host_switch.tolist())]
+        for a, b in sorted(tuple(sorted(e)) for e in self.edges.tolist()):
+            lines.append(f"{self.n + a} {self.n + b}")
+        return "\n".join(lines) + "\n"
+
+    def write(self, path) -> Path:
+        return atomic_write(path, self.to_edges_text())
+
+
+def check_order_radix(n: int, r: int) -> None:
+    require(isinstance(n, int) and n >= 3, f"hosts n must be >= 3, got {n}")
+    require(isinstance(r, int) and r >= 3, f"radix r must be >= 3, got {r}")
+
+
+def parse_edges(text: str, name: str = "edges") -> HostSwitchGraph:
+    """Read the Graph Golf order/radix format, listing every violation."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    require(lines, f"{name}: empty file (missing 'n m r' header)")
+    head = lines[0]
+    require(re.fullmatch(r"\d+ \d+ \d+", head) is not None,
+            f"{name}: line 1: expected the header 'n m r' (three integers, single spaces), got {head!r}")
+    n, m, r = map(int, head.split())
+    problems: list[str] = []
+    if n < 3:
+        problems.append(f"n={n} < 3")
+    if r < 3:
+        problems.append(f"r={r} < 3")
+    host_links: dict[int, list[int]] = {}
+    edges = []
+    for lineno, line in enumerate(lines[1:], 2):
+        if "\t" in line:
+            problems.append(f"line {lineno}: tab where the format wants a single space")
+            continue
+        if not re.fullmatch(r"\d+ \d+", line):
+            problems.append(f"line {lineno}: expected 'u v', got {line!r}")
+            continue
+        u, v = map(int, line.split())
+        if u >= n + m or v >= n + m:
+            problems.append(f"line {lineno}: vertex {max(u, v)} out of range 0..{n + m - 1}")
+            continue
+        if u < n and v < n:
+            problems.append(f"line {lineno}: host-host link {u} {v}")
+            continue
+        if u == v:
+            problems.append(f"line {lineno}: self-loop on switch {u}")
+            continue
+        if u < n or v < n:
+            h, s = (u, v) if u < n else (v, u)
+            host_links.setdefault(h, []).append(s - n)
+        else:
+            edges.append((u - n, v - n))
+    for h in range(n):
+        k = len(host_links.get(h, []))
+        if k != 1:
+            problems.append(f"host {h} has {k} links (exactly one expected)")
+    host_switch = np.array([host_links.get(h, [0])[0] for h in range(n)], dtype=np.int64)
+    g = HostSwitchGraph(n, m, r, host_switch, np.array(edges, dtype=np.int64).reshape(-1, 2))
+    if not problems:
+        deg = g.degrees()
+        over = np.nonzero(deg > r)[0]
+        problems += [f"switch {n + s} has {deg[s]} links, more than radix {r}" for s in over]
+    if not problems and not g._eval()[2]:
+        problems.append("hosts are not all connected")
+    if problems:
+        shown = "; ".join(problems[:8]) + (f"; ... {len(problems) - 8} more" if len(problems) > 8 else "")
+        raise PermnetError(f"{name}: {len(problems)} violation{'s' if len(problems) > 1 else ''}: {shown}")
+    return g
+
+
+def read_edges(path) -> HostSwitchGraph:
+    return parse_edges(read_text(path), str(path))

@@ -1,0 +1,1 @@
+"""Switching planes: decomposition into permutations, TDM schedules, faults, mixed planes."""

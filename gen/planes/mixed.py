@@ -1,0 +1,96 @@
+"""Mixed use of switching planes (Melhem, Section 5).
+
+K planes carry user-given permutations (a ring, a 2D torus, any list) and
+the other S-K planes carry LDI(M, S-K) for random traffic; random traffic
+may use every plane.  ``mixed_network`` builds the S planes and measures
+hops for uniform random traffic (exact, over all ordered pairs) on the
+union, next to the user planes alone and the LDI planes alone.
+
+    >>> from permnet.gen.planes.mixed import mixed_network, user_permutations
+    >>> r = mixed_network(16, 4, user_permutations(["ring"], 16))
+    >>> r["union"]["diameter"] <= r["ldi"]["diameter"]
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+from permnet.gen.errors import PermnetError, require
+from permnet.fileio import read_text
+from permnet.gen.topologies import ldi
+from permnet.gen.graph.metrics import Digraph, distance_stats
+from permnet.gen.planes.decompose import is_permutation, ldi_planes
+
+__all__ = ["user_permutations", "mixed_network"]
+
+
+def _torus(M: int, a: int, b: int) -> list[tuple[str, np.ndarray]]:
+    require(a * b == M, f"torus {a}x{b} has {a * b} nodes, not M={M}")
+    require(a >= 2 and b >= 2, f"torus sides must be >= 2, got {a}x{b}")
+    n = np.arange(M)
+    r, c = n // b, n % b
+    return [("torus+x", r * b + (c + 1) % b), ("torus-x", r * b + (c - 1) % b),
+            ("torus+y", ((r + 1) % a) * b + c), ("torus-y", ((r - 1) % a) * b + c)]
+
+
+def user_permutations(specs, M: int) -> list[tuple[str, np.ndarray]]:
+    """Parse plane specs: ``ring`` (i -> i+1), ``ring-`` (i -> i-1),
+    ``shift:k`` (i -> i+k), ``torus:AxB`` (four planes, +-x and +-y of an
+    A x B torus, node = row*B + column), or a path to a JSON list / a file
+    of one integer per line."""
+    out = []
+    n = np.arange(M)
+    for spec in specs:
+        if spec == "ring":
+            out.append(("ring", (n + 1) % M))
+        elif spec == "ring-":
+            out.append(("ring-", (n - 1) % M))
+        elif m := re.fullmatch(r"shift:(-?\d+)", spec):
+            out.append((spec, (n + int(m.group(1))) % M))
+        elif m := re.fullmatch(r"torus:(\d+)x(\d+)", spec):
+            out += _torus(M, int(m.group(1)), int(m.group(2)))
+        elif Path(spec).is_file():
+            out.append((spec, _read_perm(spec, M)))
+        else:
+            raise PermnetError(f"unknown plane spec {spec!r} (ring, ring-, shift:K, torus:AxB or a file)")
+    return out
+
+
+def _read_perm(path: str, M: int) -> np.ndarray:
+    text = read_text(path)
+    try:
+        vals = json.loads(text) if text.lstrip().startswith("[") else [int(t) for t in text.split()]
+    except ValueError:
+        raise PermnetError(f"{path}: expected a JSON list or one integer per line") from None
+    require(len(vals) == M and is_permutation(vals), f"{path}: not a permutation of 0..{M - 1}")
+    return np.asarray(vals, dtype=np.int64)
+
+
+def _stats(planes: np.ndarray) -> dict:
+    return distance_stats(Digraph.from_successors(np.asarray(planes).T)).as_dict()
+
+
+def mixed_network(M: int, S: int, user: list[tuple[str, np.ndarray]]) -> dict:
+    """S planes: the K user permutations, then LDI(M, S-K); hop statistics."""
+    K = len(user)
+    require(K <= S, f"{K} user planes do not fit in S={S} planes")
+    require(S - K != 1, "exactly one plane left for LDI; LDI needs at least 2 (use K <= S-2 or K = S)")
+    user_planes = np.array([p for _, p in user], dtype=np.int64).reshape(K, M)
+    parts = [user_planes]
+    result: dict = {"nodes": M, "degree": S, "user_planes": [name for name, _ in user]}
+    if S - K >= 2:
+        ldi.check_params(M, S - K)
+        lp = ldi_planes(M, S - K).planes
+        parts.append(lp)
+        result["ldi"] = {"topology": f"LDI({M},{S - K})", **_stats(lp)}
+    if K:
+        result["user"] = _stats(user_planes)
+    planes = np.concatenate(parts)
+    result["union"] = _stats(planes)
+    result["planes"] = planes.tolist()
+    return result

@@ -1,0 +1,1 @@
+"""Routing: LDI next hops, routing by sorting, Beneš/Waksman and (n,d) permutation networks."""

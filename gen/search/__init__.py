@@ -1,0 +1,1 @@
+"""Searches for good topologies (Doty's chordal rings)."""

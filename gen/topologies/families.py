@@ -1,0 +1,292 @@
+"""Topology families: one builder per family, each returning a :class:`Topology`.
+
+    >>> from permnet.gen.topologies import families
+    >>> t = families.kautz(2, 3)
+    >>> t.n, t.metrics()["diameter"]
+    (12, 3)
+
+Nodes are the integers 0..n-1; the Notes of each builder say how labels map
+to integers.  Directed families: de Bruijn, Kautz, Imase-Itoh, ShuffleNet
+(and generalised de Bruijn = LDI, :mod:`permnet.gen.topologies.ldi`).  Undirected
+(stored as symmetric digraphs): k-ary n-cube (torus), mesh, hypercube, star
+graph, cube-connected cycles, Petersen.  Metrics come from the bit-parallel
+BFS engine (:mod:`permnet.gen.graph.metrics`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from permnet.gen.errors import require
+
+__all__ = ["Topology", "de_bruijn", "kautz", "imase_itoh", "shufflenet", "torus", "mesh", "hypercube",
+           "star_graph", "cube_connected_cycles", "petersen", "FAMILIES"]
+
+
+@dataclass
+class Topology:
+    """A named graph: ``arcs`` as (tails, heads); undirected graphs hold both directions."""
+
+    name: str
+    n: int
+    tails: np.ndarray
+    heads: np.ndarray
+    directed: bool
+    params: dict = field(default_factory=dict)
+
+    def digraph(self):
+        # numba is imported only when a graph is measured, not when the CLI starts
+        from permnet.gen.graph.metrics import Digraph
+        return Digraph.from_arcs(self.n, self.tails, self.heads)
+
+    def metrics(self) -> dict:
+        """nodes, degree (max out-degree), degree statistics, diameter, average
+        hops (ordered pairs of distinct nodes), eccentricity distribution,
+        (strong) connectivity and the Moore bound on the diameter."""
+        from permnet.gen.graph.metrics import distance_stats
+
+        g = self.digraph()
+        s = distance_stats(g)
+        out_deg = np.diff(g.indptr)
+        in_deg = np.bincount(self.heads, minlength=self.n)
+        ecc, counts = np.unique(s.eccentricity, return_counts=True)
+        d = int(out_deg.max()) if self.n else 0
+        return {
+            "family": self.name, **self.params, "nodes": self.n, "directed": self.directed,
+            "arcs" if self.directed else "edges": int(len(self.tails) // (1 if self.directed else 2)),
+            "degree": d, "min_degree": int(out_deg.min()), "mean_degree": float(out_deg.mean()),
+            "max_in_degree": int(in_deg.max()), "regular": bool(out_deg.min() == out_deg.max() == in_deg.max()),
+            "connected": s.strongly_connected, "diameter": s.diameter, "avg_hops": s.avg_hops,
+            "eccentricity_distribution": {str(int(e)): int(c) for e, c in zip(ecc, counts)},
+            "moore_diameter_bound": moore_bound(self.n, d, self.directed),
+        }
+
+    def networkx(self):
+        import networkx as nx
+        G = nx.MultiDiGraph() if self.directed else nx.MultiGraph()
+        G.add_nodes_from(range(self.n))
+        pairs = zip(self.tails.tolist(), self.heads.tolist())
+        G.add_edges_from(pairs if self.directed else ((a, b) for a, b in pairs if a <= b))
+        return G
+
+
+def moore_bound(n: int, d: int, directed: bool) -> int | None:
+    """Least D with 1 + d + d^2 + ... + d^D >= n (directed) or
+    1 + d sum_{i<D} (d-1)^i >= n (undirected); None if no D works."""
+    if n <= 1:
+        return 0
+    if d < 1 or (not directed and d < 2 and n > 2):
+        return None
+    D, total, layer = 0, 1, 1
+    while total < n:
+        D += 1
+        layer = d * (d if directed else d - 1) ** (D - 1)
+        total += layer
+        if layer == 0 or D > n:
+            return None
+    return D
+
+
+def _topology(name, n, pairs, directed, **params) -> Topology:
+    arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if not directed:
+        arr = np.concatenate([arr, arr[:, ::-1]])
+    return Topology(name, n, arr[:, 0].copy(), arr[:, 1].copy(), directed, params)
+
+
+def de_bruijn(d: int, D: int) -> Topology:
+    """de Bruijn B(d, D): d^D nodes (base-d strings of length D, node = its
+    value), arcs shift left and append a digit: n -> (d n + a) mod d^D."""
+    require(d >= 2 and D >= 1, f"de Bruijn needs degree >= 2 and diameter >= 1, got d={d}, D={D}")
+    n = d ** D
+    return _topology("debruijn", n, [(v, (d * v + a) % n) for v in range(n) for a in range(d)], True,
+                     degree_param=d, diameter_param=D)
+
+
+def kautz(d: int, D: int) -> Topology:
+    """Kautz K(d, D): strings of length D over d+1 symbols with no two equal
+    neighbours, (d+1) d^(D-1) nodes (numbered in lexicographic order); arcs
+    shift left and append any symbol other than the last one."""
+    require(d >= 2 and D >= 1, f"Kautz needs degree >= 2 and diameter >= 1, got d={d}, D={D}")
+    words = [w for w in itertools.product(range(d + 1), repeat=D) if all(a != b for a, b in zip(w, w[1:]))]
+    index = {w: i for i, w in enumerate(words)}
+    pairs = [(index[w], index[w[1:] + (a,)]) for w in words for a in range(d + 1) if a != w[-1]]
+    return _topology("kautz", len(words), pairs, True, degree_param=d, diameter_param=D)
+
+
+def imase_itoh(d: int, n: int) -> Topology:
+    """Imase-Itoh II(d, n): arcs v -> (-d v - a) mod n for a = 1..d."""
+    require(d >= 2 and n > d, f"Imase-Itoh needs degree >= 2 and nodes > degree, got d={d}, n={n}")
+    return _topology("imase-itoh", n, [(v, (-d * v - a) % n) for v in range(n) for a in range(1, d + 1)], True)
+
+
+def shufflenet(S: int, k: int, bidirectional: bool = False) -> Topology:
+    """ShuffleNet with degree S and k columns of S^k nodes (n = k S^k); node
+    c S^k + r (column c, row r) links to column c+1 mod k, rows
+    (S r + j) mod S^k.  ``bidirectional`` adds every reverse arc."""
+    require(S >= 2 and k >= 1, f"ShuffleNet needs degree >= 2 and columns >= 1, got S={S}, k={k}")
+    rows = S ** k
+    n = k * rows
+    pairs = [(c * rows + r, ((c + 1) % k) * rows + (S * r + j) % rows)
+             for c in range(k) for r in range(rows) for j in range(S)]
+    if bidirectional:
+        pairs += [(b, a) for a, b in pairs]
+    return _topology("shufflenet", n, pairs, True, degree_param=S, columns=k, bidirectional=bidirectional)
+
+
+def torus(k: int, dims: int) -> Topology:
+    """k-ary n-cube: k^dims nodes (base-k digits), neighbours +-1 mod k in each dimension."""
+    require(k >= 3 and dims >= 1, f"a k-ary n-cube needs k >= 3 and dims >= 1, got k={k}, dims={dims}")
+    n = k ** dims
+    pairs = []
+    for v in range(n):
+        for i in range(dims):
+            digit = (v // k ** i) % k
+            pairs.append((v, v + (((digit + 1) % k) - digit) * k ** i))
+    return _topology("torus", n, pairs, False, radix=k, dims=dims)
+
+
+def mesh(k: int, dims: int) -> Topology:
+    """k^dims mesh: neighbours +-1 in each dimension, no wrap-around."""
+    require(k >= 2 and dims >= 1, f"a mesh needs k >= 2 and dims >= 1, got k={k}, dims={dims}")
+    n = k ** dims
+    pairs = [(v, v + k ** i) for v in range(n) for i in range(dims) if (v // k ** i) % k < k - 1]
+    return _topology("mesh", n, pairs, False, radix=k, dims=dims)
+
+
+def hypercube(dims: int) -> Topology:
+    """Q_dims: 2^dims nodes, neighbours differ in one bit."""
+    require(dims >= 1, f"hypercube needs dims >= 1, got {dims}")
+    n = 2 ** dims
+    return _topology("hypercube", n, [(v, v ^ (1 << i)) for v in range(n) for i in range(dims) if not v >> i & 1],
+                     False, dims=dims)
+
+
+def star_graph(k: int) -> Topology:
+    """Star graph S_k: the k! permutations (lexicographic numbering),
+    neighbours swap the first symbol with symbol i, i = 1..k-1."""
+    require(2 <= k <= 9, f"star graph needs 2 <= k <= 9, got {k}")
+    perms = list(itertools.permutations(range(k)))
+    index = {p: i for i, p in enumerate(perms)}
+    pairs = []
+    for p in perms:
+        for i in range(1, k):
+            q = list(p)
+            q[0], q[i] = q[i], q[0]
+            a, b = index[p], index[tuple(q)]
+            if a < b:
+                pairs.append((a, b))
+    return _topology("star", len(perms), pairs, False, k=k)
+
+
+def cube_connected_cycles(dims: int) -> Topology:
+    """CCC(dims): node x dims + i (cube node x, cycle position i); cycle edges
+    i <-> i+1 mod dims and the cube edge x <-> x xor 2^i at position i."""
+    require(dims >= 3, f"cube-connected cycles need dims >= 3, got {dims}")
+    pairs = []
+    for x in range(2 ** dims):
+        for i in range(dims):
+            pairs.append((x * dims + i, x * dims + (i + 1) % dims))
+            if not x >> i & 1:
+                pairs.append((x * dims + i, (x ^ (1 << i)) * dims + i))
+    return _topology("ccc", dims * 2 ** dims, pairs, False, dims=dims)
+
+
+def petersen() -> Topology:
+    """The Petersen graph (networkx's numbering)."""
+    import networkx as nx
+    return _topology("petersen", 10, list(nx.petersen_graph().edges()), False)
+
+
+FAMILIES = {"debruijn": de_bruijn, "kautz": kautz, "imase-itoh": imase_itoh, "shufflenet": shufflenet,
+            "torus": torus, "mesh": mesh, "hypercube": hypercube, "star": star_graph,
+            "ccc": cube_connected_cycles, "petersen": petersen}
+
+
+def parse_chords(text: str) -> list[list[int]]:
+    """``50,11,89`` (one chord per residue class: degree 3) or ``3,9;6;...``
+    (``;`` between classes, ``,`` between the chords of a class)."""
+    from permnet.gen.errors import PermnetError
+
+    groups = text.split(";") if ";" in text else text.split(",")
+    out = []
+    for g in groups:
+        try:
+            out.append([int(t) for t in g.split(",") if t.strip()])
+        except ValueError:
+            raise PermnetError(f"chords: {g!r} is not a list of integers") from None
+    return out
+
+
+def chordal_ring(n: int, chords) -> Topology:
+    """Chordal ring of order r = len(chords) (Doty, Section 3): the ring
+    0-1-...-(n-1)-0 plus, for node i of residue class p = i mod r, a chord
+    to i + w (mod n) for each w in ``chords[p]`` (an int means one chord).
+
+    The pairing must be consistent: a chord w from class p lands in class
+    q = (p + w) mod r, whose chords must include n - w (so every chord is
+    the same edge seen from both ends); w = n/2 pairs a class with itself.
+    Degree 2 + (chords per class); an odd degree needs n even, and r must
+    divide n.  Inconsistent pairings are rejected with the reason.
+    """
+    groups = [[c] if isinstance(c, (int, np.integer)) else list(c) for c in chords]
+    r = len(groups)
+    require(n >= 3, f"a ring needs at least 3 nodes, got {n}")
+    require(r >= 1 and n % r == 0, f"the order r={r} (number of chord classes) must divide n={n}")
+    sizes = {len(g) for g in groups}
+    require(len(sizes) == 1, "every residue class needs the same number of chords (a regular graph)")
+    degree = 2 + sizes.pop()
+    require(not (degree % 2 and n % 2), f"degree {degree} is odd, so n must be even; n={n}")
+    for p, g in enumerate(groups):
+        for w in g:
+            require(0 < w < n, f"class {p}: chord {w} out of range 1..{n - 1}")
+            require(w not in (1, n - 1), f"class {p}: chord {w} duplicates a ring link")
+            q, back = (p + w) % r, n - w
+            require(back in groups[q], f"class {p}: chord {w} reaches class {q}, whose chords must include "
+                                       f"n-{w}={back} (an inconsistent pairing)")
+    pairs = set()
+    for i in range(n):
+        j = (i + 1) % n
+        pairs.add((min(i, j), max(i, j)))
+    for i in range(n):
+        for w in groups[i % r]:
+            j = (i + w) % n
+            pairs.add((min(i, j), max(i, j)))
+    t = _topology("chordal", n, sorted(pairs), False, order=r, chords=[list(g) for g in groups])
+    deg = np.bincount(t.tails, minlength=n)
+    require(int(deg.max()) == int(deg.min()) == degree,
+            f"chords give node degrees {int(deg.min())}..{int(deg.max())}, not {degree}: chords coincide")
+    return t
+
+
+def cyclic_product(g: Topology, m: int) -> Topology:
+    """Doty's product of m copies of an undirected graph G: node
+    (v_1, ..., v_m) (number sum v_i n_G^(i-1)) links to its two cyclic
+    shifts and to (v_1', v_2, ..., v_m) for every neighbour v_1' of v_1.
+    Degree d_G + 2 (d_G + 1 for m = 2, where both shifts are the same
+    node), diameter at most m k_G + m - 1, n_G^m nodes."""
+    require(not g.directed, "the cyclic product takes an undirected graph")
+    require(m >= 2, f"the product needs m >= 2 copies, got {m}")
+    nG = g.n
+    N = nG ** m
+    require(N <= 2_000_000, f"the product would have {N} nodes (limit 2,000,000)")
+    nbrs = [[] for _ in range(nG)]
+    for a, b in zip(g.tails.tolist(), g.heads.tolist()):
+        nbrs[a].append(b)
+    pairs = set()
+    for x in range(N):
+        digits = [(x // nG ** i) % nG for i in range(m)]
+        left = digits[1:] + digits[:1]      # (v2, ..., vm, v1)
+        y = sum(v * nG ** i for i, v in enumerate(left))
+        pairs.add((min(x, y), max(x, y)))
+        for v in nbrs[digits[0]]:
+            z = x - digits[0] + v
+            pairs.add((min(x, z), max(x, z)))
+    pairs = {p for p in pairs if p[0] != p[1]}   # constant nodes are their own shifts
+    return _topology("cyclic-product", N, sorted(pairs), False, copies=m, component=g.name)
+
+
+FAMILIES.update({"chordal": chordal_ring, "cyclic-product": cyclic_product})

@@ -1,0 +1,39 @@
+"""``permnet compare``: rows against closed forms, files deterministic."""
+
+import json
+
+from permnet.gen.analysis.compare import compare
+from cli_runner import run
+
+
+def test_rows_match_closed_forms():
+    rows = compare(["hypercube", "star", "ring-cn", "torus2d"], max_nodes=800, module_size=10)
+    for r in rows:
+        if r["family"] == "hypercube":
+            n = r["degree"]
+            assert r["diameter"] == n and r["inter_cluster_degree"] == max(0, n - 3)
+            assert r["inter_cluster_diameter"] == max(0, n - 3)
+        if r["family"] == "star":
+            k = r["degree"] + 1
+            assert r["diameter"] == 3 * (k - 1) // 2
+        if r["family"] == "ring-cn":
+            l = round(__import__("math").log(r["nodes"], 8))
+            assert r["diameter"] == 4 * l - 1 and r["inter_cluster_diameter"] == l - 1     # Cor. 4.2, D_G = 3
+        if r["family"] == "torus2d":
+            k = round(r["nodes"] ** 0.5)
+            assert r["diameter"] == 2 * (k // 2)
+        assert r["dd_cost"] == r["degree"] * r["diameter"]
+        assert r["ii_cost"] == r["inter_cluster_degree"] * r["inter_cluster_diameter"]
+    assert [r["nodes"] for r in rows] == sorted(r["nodes"] for r in rows)
+
+
+def test_cli_compare_writes_deterministic_files(tmp_path):
+    args = ("compare", "--families", "hypercube,hsn,debruijn", "--max-nodes", 600, "--quiet")
+    run(*args, "-o", tmp_path / "a")
+    run(*args, "-o", tmp_path / "b")
+    for f in ("compare.md", "compare.json", "compare.svg", "compare.png"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+    data = json.loads((tmp_path / "a" / "compare.json").read_text())
+    assert {r["family"] for r in data["rows"]} == {"hypercube", "hsn", "debruijn"}
+    p = run("compare", "--families", "hypercube,moebius", "-o", tmp_path / "c", check=False)
+    assert p.returncode == 2 and "unknown family" in p.stderr and not (tmp_path / "c" / "compare.md").exists()
