@@ -18,7 +18,7 @@ MODULE_KEYS = ("modules", "max_module_size", "inter_cluster_degree", "inter_clus
 
 
 def _emit(rep, as_json, keys, width=26):
-    from permnet.cli import _emit as emit
+    from permnet.cli.common import emit
     emit(rep, as_json, [k for k in keys if k in rep], width)
 
 
@@ -218,8 +218,8 @@ def _register_route(route):
         path = g.route(src, dst)
         bound = g.diameter_formula()
         if as_json:
-            from permnet.cli import _echo_json
-            _echo_json({"path": [v for v, _ in path], "generators": [j for _, j in path[1:]],
+            from permnet.cli.common import echo_json
+            echo_json({"path": [v for v, _ in path], "generators": [j for _, j in path[1:]],
                         "labels": [g.label_text(v) for v, _ in path], "hops": len(path) - 1, "bound": bound})
             return
         for v, j in path:
@@ -304,8 +304,8 @@ def _register_search(cli):
         if output:
             atomic_write(output, dumps_json({"rows": data}) if output.endswith(".json") else chordal_table(rows))
         if as_json:
-            from permnet.cli import _echo_json
-            _echo_json({"rows": data})
+            from permnet.cli.common import echo_json
+            echo_json({"rows": data})
         else:
             click.echo(chordal_table(rows), nl=False)
 
@@ -337,8 +337,8 @@ def _register_compare(cli):
         atomic_write(out / "compare.json", dumps_json({"module_size": module_size, "rows": rows}))
         compare_plot(rows, module_size, out / "compare")
         if as_json:
-            from permnet.cli import _echo_json
-            _echo_json({"module_size": module_size, "rows": rows})
+            from permnet.cli.common import echo_json
+            echo_json({"module_size": module_size, "rows": rows})
         else:
             click.echo(table(rows), nl=False)
             click.echo(f"wrote {out / 'compare.md'}, compare.json, compare.png, compare.svg")

