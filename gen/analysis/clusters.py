@@ -29,6 +29,8 @@ the module quotient graph, with one node per module.  The remaining
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -36,7 +38,14 @@ from permnet.gen.errors import require
 from permnet.gen.graph.metrics import Digraph
 
 __all__ = ["cluster_metrics", "inter_cluster_distances", "blocks", "metis_partition", "metis_modules",
-           "bisection_width", "read_clusters"]
+           "bisection_width", "parse_clusters"]
+
+
+class ModuleFile(NamedTuple):
+    """The text of a module file (one module id per node) and its name for messages."""
+
+    text: str
+    name: str
 
 
 def blocks(n: int, size: int) -> np.ndarray:
@@ -45,11 +54,11 @@ def blocks(n: int, size: int) -> np.ndarray:
     return np.arange(n, dtype=np.int64) // size
 
 
-def read_clusters(path: str, n: int) -> np.ndarray:
-    """One module id (any integer) per node, whitespace separated, in node order."""
-    from permnet.fileio import read_text
-
-    toks = read_text(path).split()
+def parse_clusters(text: str, n: int, name: str = "modules") -> np.ndarray:
+    """One module id (any integer) per node, whitespace separated, in node
+    order (``name`` is the source named in errors)."""
+    path = name
+    toks = text.split()
     try:
         ids = np.array([int(t) for t in toks], dtype=np.int64)
     except ValueError:

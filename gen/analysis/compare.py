@@ -107,6 +107,7 @@ SERIES = {
     "ring-cn": _super("ring-cn"),
     "complete-cn": _super("complete-cn"),
     "superflip": _super("superflip"),
+    "rhsn": _super("rhsn"),
 }
 
 
@@ -132,11 +133,3 @@ def compare(families=None, max_nodes: int = 5000, module_size: int = 10, progres
     rows.sort(key=lambda r: (r["nodes"], names.index(r["family"])))
     return rows
 
-
-def table(rows) -> str:
-    """Markdown table of :func:`compare` rows."""
-    def fmt(v):
-        return f"{v:.3f}" if isinstance(v, float) else str(v)
-    from permnet.fileio import markdown_table
-
-    return "\n".join(markdown_table(COLUMNS, [[fmt(r[c]) for c in COLUMNS] for r in rows])) + "\n"

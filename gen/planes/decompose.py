@@ -21,9 +21,20 @@ Which closed form holds where (checked mechanically, ``tests/test_planes.py``)
   the blocks of different r tile 0..M-1, and for fixed y the S nodes of a
   block get the S distinct offsets (y - t) mod S.  It coincides with eq. (3)
   when M = S^2.
+* ``gcd`` -- every M and S, with g = gcd(S, M), M' = M/g, S' = S/g; node
+  n = t + k M' (t = n mod M', k = n div M'):
+  ``Dest(n,y) = g ((S' t + y div g) mod M') + (k + y) mod g``.
+  Proof: S n mod M = g (S' t mod M'), so with L = a g + b (a < S', b < g)
+  the arc n -> (S n + L) mod M is n -> g ((S' t + a) mod M') + b.  Plane y
+  takes a = y div g, b = (k + y) mod g: t -> S' t + a is a bijection mod M'
+  (gcd(S', M') = 1) and k -> (k + y) mod g one of 0..g-1, so every plane is
+  a permutation; for a node, y = 0..S-1 gives every pair (a, b) once, i.e.
+  every L once.  For g = 1 it is ``(S n + y) mod M``.  Used by ``auto``
+  whenever S does not divide M: O(S M) arithmetic, no search.
 * ``colouring`` -- any M and S: the S-regular bipartite multigraph (sources
   on the left, destinations on the right) is edge-coloured with S colours
-  (:mod:`permnet.gen.graph.coloring`).  Used whenever S does not divide M.
+  (:mod:`permnet.gen.graph.coloring`); the general path, kept for any
+  regular topology and as an independent cross-check.
 """
 
 from __future__ import annotations
@@ -34,12 +45,13 @@ from math import gcd
 import numpy as np
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.graph.permutations import is_permutation
 from permnet.gen.topologies import ldi
 from permnet.gen.graph.coloring import edge_colour_regular_bipartite
 
 __all__ = ["Planes", "formula3_valid", "ldi_planes", "decompose", "check_planes", "is_permutation"]
 
-METHODS = ("auto", "formula3", "residue", "colouring")
+METHODS = ("auto", "formula3", "residue", "gcd", "colouring")
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,18 @@ def _residue(M: int, S: int) -> np.ndarray:
     return S * (n % m) + (y - n // m) % S
 
 
+def _gcd_form(M: int, S: int) -> np.ndarray:
+    g = gcd(S, M)
+    Mp, Sp = M // g, S // g
+    n = np.arange(M, dtype=np.int64)
+    t, k = n % Mp, n // Mp
+    base = Sp * t                                     # < S' M', no overflow
+    out = np.empty((S, M), dtype=np.int64)
+    for y in range(S):
+        out[y] = g * ((base + y // g) % Mp) + (k + y) % g
+    return out
+
+
 def decompose(succ: np.ndarray) -> np.ndarray:
     """Split a digraph given as an (n, d) successor array, every in-degree
     also d, into d permutations (an (d, n) array) by bipartite edge colouring."""
@@ -92,13 +116,13 @@ def decompose(succ: np.ndarray) -> np.ndarray:
 def ldi_planes(M: int, S: int, method: str = "auto") -> Planes:
     """The S switching planes of LDI(M, S).
 
-    ``method``: ``auto`` (residue when S divides M, else colouring),
-    ``formula3``, ``residue`` or ``colouring``; a closed form asked for
-    where it does not hold is an error, never a wrong answer.
+    ``method``: ``auto`` (residue when S divides M, else gcd),
+    ``formula3``, ``residue``, ``gcd`` or ``colouring``; a closed form asked
+    for where it does not hold is an error, never a wrong answer.
     """
     ldi.check_params(M, S)
     if method == "auto":
-        method = "residue" if M % S == 0 else "colouring"
+        method = "residue" if M % S == 0 else "gcd"
     if method == "formula3":
         require(formula3_valid(M, S),
                 f"eq. (3) is a permutation only for M = S^2*k with gcd(k,S)=1; not for M={M}, S={S}")
@@ -106,17 +130,13 @@ def ldi_planes(M: int, S: int, method: str = "auto") -> Planes:
     elif method == "residue":
         require(M % S == 0, f"the residue form needs S | M; S={S} does not divide M={M}")
         out = _residue(M, S)
+    elif method == "gcd":
+        out = _gcd_form(M, S)
     elif method == "colouring":
         out = decompose(ldi.successors(M, S))
     else:
         raise PermnetError(f"unknown plane method {method!r}; choose from {', '.join(METHODS)}")
     return Planes(out, method)
-
-
-def is_permutation(row) -> bool:
-    """True if ``row`` is a permutation of 0..len(row)-1."""
-    row = np.asarray(row)
-    return bool(np.array_equal(np.sort(row), np.arange(len(row))))
 
 
 def check_planes(planes: np.ndarray, succ: np.ndarray) -> None:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from math import lgamma, log
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from permnet.gen.errors import require
 
@@ -98,79 +98,362 @@ def _new_stack(n_total):
     return stack, _push(stack, 0, 0, n_total, 0)
 
 
+@njit(cache=True, inline="always")
+def _set(bits, s, p):
+    bits[s, p >> 3] |= np.uint8(1 << (p & 7))
+
+
+_VIS = 1 << 30          # in the routing buffers: element coloured ...
+_COL = 1 << 29          # ... with this colour bit (1 = lower sub-network)
+_VAL = _COL - 1         # the block output itself
+MAX_WIRES = 1 << 29
+
+
+@njit(cache=True, inline="always")
+def _split_block(src, dst, inv, bits, off, n, s0, waksman):
+    """One level of the looping algorithm on the block (off, n >= 3, s0):
+    ``src[off+i]`` is the block output of the element entering at block
+    input i and ``inv[off+o]`` its inverse (written by the parent).  Colour the elements (the colour is kept in bits 29-30 of
+    ``src`` itself, so a step of the walk touches two cache lines: inv[o]
+    and the src pair j, j^1), set the bits of the crossed switches of the
+    input and output columns (``bits`` starts zeroed) and write the two
+    sub-permutations into ``dst`` (upper block first)."""
+    h = n // 2
+    s1 = s0 + _depth(n) - 1
+    fix_last = waksman and n % 2 == 0
+    # forced chain first, then the free cycles
+    for phase in range(n + 1):
+        if phase == 0:
+            if n % 2 == 1:
+                start = n - 1
+            elif fix_last:
+                start = inv[off + n - 1]
+            else:
+                continue
+            c = 1
+        else:
+            start = phase - 1
+            if src[off + start] & _VIS:
+                continue
+            c = 0
+        i = start
+        while True:
+            v = src[off + i]
+            src[off + i] = v | _VIS | (c * _COL)
+            o = (v & _VAL) ^ 1
+            if o >= n:
+                break
+            j = inv[off + o]
+            w = src[off + j]
+            if w & _VIS:
+                break
+            src[off + j] = w | _VIS | ((1 - c) * _COL)
+            p = j ^ 1
+            if p >= n or src[off + p] & _VIS:
+                break
+            i = p
+    for j in range(h):                       # input column
+        if src[off + 2 * j] & _COL:
+            _set(bits, s0, off + 2 * j)
+    for k in range(h):                       # output column (Waksman: last switch absent)
+        if fix_last and k == h - 1:
+            continue
+        if src[off + inv[off + 2 * k]] & _COL:
+            _set(bits, s1, off + 2 * k)
+    for i in range(n):                       # upper sub-permutation first, then lower,
+        v = src[off + i]                     # and their inverses (this block's inv is done)
+        o = (v & _VAL) >> 1
+        if v & _COL:
+            dst[off + h + i // 2] = o
+            inv[off + h + o] = i // 2
+        else:
+            dst[off + i // 2] = o
+            inv[off + o] = i // 2
+
+
 @njit(cache=True)
-def _route_kernel(perm, n_total, nstages, waksman):
-    """Fill state[stage, first_position] for every switch; NO_SWITCH elsewhere."""
-    state = np.full((nstages, n_total), 255, np.uint8)
-    work = perm.astype(np.int32)   # work[off+i]: block output of the element at block input i
-    tmp = np.empty(n_total, np.int32)
-    inv = np.empty(n_total, np.int32)
-    col = np.empty(n_total, np.int8)
-    stack, top = _new_stack(n_total)
+def _route_subtree(work, inv, bits, off0, n0, s00, waksman, small):
+    """Route the block (off0, n0, s00) and everything below it (depth first).
+    ``work[s & 1]`` holds the permutations of the blocks starting at stage s."""
+    stack = np.empty((3, 256), np.int64)     # DFS holds < 2 blocks per level
+    top = _push(stack, 0, off0, n0, s00)
     while top > 0:
         top -= 1
         off, n, s0 = stack[0, top], stack[1, top], stack[2, top]
         if n < 2:
             continue
+        src = work[s0 & 1]
         if n == 2:
-            state[s0, off] = 1 if work[off] == 1 else 0
+            if src[off] == 1:
+                _set(bits, s0, off)
             continue
+        if n <= 4 and small.shape[1] > 0:    # 3- and 4-wire blocks: table lookup
+            code = 0
+            for i in range(n):
+                code = code * 4 + src[off + i]
+            t = small[n - 3, code]
+            for k in range(3):
+                for q in range(n - 1):
+                    if (t >> (4 * k + q)) & 1:
+                        _set(bits, s0 + k, off + q)
+            continue
+        _split_block(src, work[(s0 + 1) & 1], inv, bits, off, n, s0, waksman)
         h = n // 2
-        dep = _depth(n)
-        s1 = s0 + dep - 1
-        for i in range(n):
-            inv[off + work[off + i]] = i
-            col[off + i] = -1
-        fix_last = waksman and n % 2 == 0
-        # forced chain first, then the free cycles
-        for phase in range(n + 1):
-            if phase == 0:
-                if n % 2 == 1:
-                    start = n - 1
-                elif fix_last:
-                    start = inv[off + n - 1]
-                else:
-                    continue
-                c = 1
-            else:
-                start = phase - 1
-                if col[off + start] != -1:
-                    continue
-                c = 0
-            i = start
-            while True:
-                col[off + i] = c
-                o = work[off + i] ^ 1
-                if o >= n:
-                    break
-                j = inv[off + o]
-                if col[off + j] != -1:
-                    break
-                col[off + j] = 1 - c
-                p = j ^ 1
-                if p >= n or col[off + p] != -1:
-                    break
-                i = p
-        # input column
-        for j in range(h):
-            state[s0, off + 2 * j] = col[off + 2 * j]
-        # output column (Waksman: the last switch of an even block is absent)
-        for k in range(h):
-            if fix_last and k == h - 1:
-                continue
-            state[s1, off + 2 * k] = col[off + inv[off + 2 * k]]
-        # sub-permutations: upper in off..off+h-1, lower in off+h..off+n-1
-        for i in range(n):
-            o = work[off + i]
-            if col[off + i] == 0:
-                tmp[off + i // 2] = o // 2
-            else:
-                tmp[off + h + i // 2] = o // 2
-        for i in range(n):
-            work[off + i] = tmp[off + i]
         top = _push(stack, top, off, h, s0 + 1)
         top = _push(stack, top, off + h, n - h, s0 + 1)
-    return state
+
+
+@njit(cache=True)
+def _children(offs, sizes):
+    """The sub-blocks of the blocks (offs, sizes) that still have levels to split."""
+    k = 0
+    for b in range(len(sizes)):
+        k += 2 if sizes[b] >= 3 else 0
+    co = np.empty(k, np.int64)
+    cs = np.empty(k, np.int64)
+    k = 0
+    for b in range(len(sizes)):
+        if sizes[b] >= 3:
+            h = sizes[b] // 2
+            co[k], cs[k] = offs[b], h
+            co[k + 1], cs[k + 1] = offs[b] + h, sizes[b] - h
+            k += 2
+    return co, cs
+
+
+@njit(cache=True)
+def _new_work(perm, n_total, nstages):
+    work = np.empty((2, n_total), np.int32)
+    work[0, :] = perm
+    inv = np.empty(n_total, np.int32)
+    for i in range(n_total):
+        inv[perm[i]] = i
+    return work, inv, np.zeros((nstages, (n_total + 7) >> 3), np.uint8)
+
+
+@njit(cache=True)
+def _route_kernel(perm, n_total, nstages, waksman, small):
+    """Sequential router: the packed bits of the crossed switches."""
+    work, inv, bits = _new_work(perm, n_total, nstages)
+    _route_subtree(work, inv, bits, 0, n_total, 0, waksman, small)
+    return bits
+
+
+@njit(cache=True, parallel=True)
+def _level_parallel(work, inv, bits, offs, sizes, lev, waksman, whole, small):
+    """The blocks (offs, sizes) of level ``lev`` side by side: one level each,
+    or (``whole``) each block's entire subtree.  Blocks of one level occupy
+    disjoint position ranges starting at multiples of 8, so the tasks touch
+    disjoint slices (and disjoint bytes of ``bits``) only."""
+    for b in prange(len(sizes)):
+        if whole:
+            _route_subtree(work, inv, bits, offs[b], sizes[b], lev, waksman, small)
+        elif sizes[b] >= 3:
+            _split_block(work[lev & 1], work[(lev + 1) & 1], inv, bits, offs[b], sizes[b], lev, waksman)
+        elif sizes[b] == 2 and work[lev & 1, offs[b]] == 1:
+            _set(bits, lev, offs[b])
+
+
+@njit(cache=True)
+def _aligned_levels(n_total, levels):
+    """True when every block of levels 0..levels starts at a multiple of 8."""
+    offs = np.zeros(1, np.int64)
+    sizes = np.full(1, n_total, np.int64)
+    for _ in range(levels):
+        offs, sizes = _children(offs, sizes)
+        for o in offs:
+            if o % 8:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _route_kernel_parallel(perm, n_total, nstages, waksman, levels, small):
+    """Parallel router: level 0 alone, levels 1..levels-1 with the blocks of
+    a level side by side, then every remaining subtree as one task."""
+    work, inv, bits = _new_work(perm, n_total, nstages)
+    offs = np.zeros(1, np.int64)
+    sizes = np.full(1, n_total, np.int64)
+    for lev in range(levels):
+        _level_parallel(work, inv, bits, offs, sizes, lev, waksman, False, small)
+        offs, sizes = _children(offs, sizes)
+    _level_parallel(work, inv, bits, offs, sizes, levels, waksman, True, small)
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _bit(bits, s, p):
+    return (bits[s, p >> 3] >> (p & 7)) & 1
+
+
+@njit(cache=True, inline="always")
+def _idle(used, a, b):
+    return len(used) > 0 and not used[a] and not used[b]
+
+
+@njit(cache=True, inline="always")
+def _clear(bits, s, p):
+    bits[s, p >> 3] &= np.uint8(255 - (1 << (p & 7)))
+
+
+@njit(cache=True)
+def _walk_subtree(bits, buf, used, off0, n0, s00, waksman):
+    """Replay the packed settings on the block (off0, n0, s00) and below,
+    moving values exactly as the stages and links of
+    :func:`network_description` move them.  The values of a block starting
+    at stage s are in ``buf[s & 1]`` on entry and on exit.  With ``used``
+    (length > 0) a switch whose two values are both unused inputs is first
+    set straight (its bit cleared)."""
+    stack = np.empty((4, 256), np.int64)     # (off, n, s0, phase): phase 1 = output side
+    stack[0, 0], stack[1, 0], stack[2, 0], stack[3, 0] = off0, n0, s00, 0
+    top = 1
+    while top > 0:
+        top -= 1
+        off, n, s0, phase = stack[0, top], stack[1, top], stack[2, top], stack[3, top]
+        if n < 2:
+            continue
+        v = buf[s0 & 1]
+        w = buf[(s0 + 1) & 1]
+        h = n // 2
+        if n == 2:
+            if _idle(used, v[off], v[off + 1]):
+                _clear(bits, s0, off)
+            if _bit(bits, s0, off):
+                v[off], v[off + 1] = v[off + 1], v[off]
+            continue
+        if phase == 0:                        # input column, then the input shuffle
+            for j in range(h):
+                p = off + 2 * j
+                a, b = v[p], v[p + 1]
+                if _idle(used, a, b):
+                    _clear(bits, s0, p)
+                if _bit(bits, s0, p):
+                    a, b = b, a
+                w[off + j] = a
+                w[off + h + j] = b
+            if n & 1:
+                w[off + n - 1] = v[off + n - 1]
+            stack[0, top], stack[1, top], stack[2, top], stack[3, top] = off, n, s0, 1
+            top += 1
+            stack[0, top], stack[1, top], stack[2, top], stack[3, top] = off + h, n - h, s0 + 1, 0
+            top += 1
+            stack[0, top], stack[1, top], stack[2, top], stack[3, top] = off, h, s0 + 1, 0
+            top += 1
+            continue
+        s1 = s0 + _depth(n) - 1                # output shuffle, then the output column
+        last = h - 1 if (waksman and n % 2 == 0) else h
+        for k in range(h):
+            p = off + 2 * k
+            a, b = w[off + k], w[off + h + k]
+            if k < last:
+                if _idle(used, a, b):
+                    _clear(bits, s1, p)
+                if _bit(bits, s1, p):
+                    a, b = b, a
+            v[p] = a
+            v[p + 1] = b
+        if n & 1:
+            v[off + n - 1] = w[off + n - 1]
+
+
+@njit(cache=True, parallel=True)
+def _walk_parallel(bits, buf, offs, sizes, s0, waksman):
+    none = np.zeros(0, np.bool_)
+    for b in prange(len(sizes)):
+        _walk_subtree(bits, buf, none, offs[b], sizes[b], s0, waksman)
+
+
+@njit(cache=True)
+def _replay_kernel(bits, n_total, waksman, split):
+    """Values [0..N) through the packed settings; with ``split`` the first
+    level is done here and its two sub-blocks replay on two threads."""
+    buf = np.empty((2, n_total), np.int32)
+    for i in range(n_total):
+        buf[0, i] = i
+    none = np.zeros(0, np.bool_)
+    if not split or n_total < 3:
+        _walk_subtree(bits, buf, none, 0, n_total, 0, waksman)
+        return buf[0].copy()
+    n, h = n_total, n_total // 2
+    v, w = buf[0], buf[1]
+    for j in range(h):
+        a, b = v[2 * j], v[2 * j + 1]
+        if _bit(bits, 0, 2 * j):
+            a, b = b, a
+        w[j] = a
+        w[h + j] = b
+    if n & 1:
+        w[n - 1] = v[n - 1]
+    offs = np.array([0, h], np.int64)
+    sizes = np.array([h, n - h], np.int64)
+    _walk_parallel(bits, buf, offs, sizes, 1, waksman)
+    s1 = _depth(n) - 1
+    last = h - 1 if (waksman and n % 2 == 0) else h
+    for k in range(h):
+        a, b = w[k], w[h + k]
+        if k < last and _bit(bits, s1, 2 * k):
+            a, b = b, a
+        v[2 * k] = a
+        v[2 * k + 1] = b
+    if n & 1:
+        v[n - 1] = w[n - 1]
+    return v.copy()
+
+
+@njit(cache=True)
+def _clear_idle(bits, used, n_total, waksman):
+    buf = np.empty((2, n_total), np.int32)
+    for i in range(n_total):
+        buf[0, i] = i
+    _walk_subtree(bits, buf, used, 0, n_total, 0, waksman)
+
+
+@njit(cache=True)
+def _presence_row(n_total, nstages, only, waksman):
+    """Mask of the first positions of the switches of stage ``only``."""
+    row = np.zeros(n_total, np.bool_)
+    stack, top = _new_stack(n_total)
+    while top > 0:
+        top -= 1
+        off, n, s0 = stack[0, top], stack[1, top], stack[2, top]
+        if n < 2 or s0 > only:
+            continue
+        if n == 2:
+            if s0 == only:
+                row[off] = True
+            continue
+        h = n // 2
+        s1 = s0 + _depth(n) - 1
+        if s0 == only:
+            for j in range(h):
+                row[off + 2 * j] = True
+            continue
+        if s1 == only:
+            last = h - 1 if (waksman and n % 2 == 0) else h
+            for k in range(last):
+                row[off + 2 * k] = True
+            continue
+        if s1 < only:
+            continue
+        top = _push(stack, top, off, h, s0 + 1)
+        top = _push(stack, top, off + h, n - h, s0 + 1)
+    return row
+
+
+@njit(cache=True)
+def _stage_bits(bits, n_total, only, waksman):
+    """The bits of the switches of stage ``only`` in position order."""
+    mask = _presence_row(n_total, bits.shape[0], only, waksman)
+    k = 0
+    for p in range(n_total):
+        k += mask[p]
+    out = np.empty(k, np.uint8)
+    k = 0
+    for p in range(n_total):
+        if mask[p]:
+            out[k] = _bit(bits, only, p)
+            k += 1
+    return out
 
 
 @njit(cache=True, inline="always")
@@ -264,64 +547,131 @@ def complete_partial(perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return full, used
 
 
+PARALLEL_MIN = 1 << 15     # below this size the sequential router is faster
+SPLIT_LEVELS = 3           # levels done level by level before whole subtrees go to threads
+
+
 @dataclass
 class BenesRoute:
-    """Settings of an N-wire network: ``state[s, p]`` is the state of the
-    switch of stage s whose inputs are positions (p, p+1), 255 where no switch."""
+    """Settings of an N-wire network, packed: bit p of ``bits[s]`` (little
+    bit order, byte p >> 3, bit p & 7) is the state of the stage-s switch
+    whose inputs are positions (p, p+1); bits where there is no switch are 0.
+    N ceil(...) bits per stage: about 2.5 MB for N = 2^20."""
 
     size: int
     network: str
     perm: np.ndarray          # full permutation routed: input i -> output perm[i]
     used: np.ndarray          # inputs that carry traffic
-    state: np.ndarray
+    bits: np.ndarray          # (stages, ceil(N/8)) uint8
 
     @property
     def stages(self) -> int:
-        return self.state.shape[0]
+        return self.bits.shape[0]
 
     @property
     def switches(self) -> int:
-        return int((self.state != NO_SWITCH).sum())
+        return switch_count(self.size, self.network)
+
+    def presence(self, s: int) -> np.ndarray:
+        """Boolean mask over positions: a switch of stage s starts there."""
+        return _presence_row(self.size, self.stages, s, self.network == "waksman")
 
     def stage_switches(self, s: int) -> np.ndarray:
         """First input positions of the switches of stage s, in increasing order."""
-        return np.nonzero(self.state[s] != NO_SWITCH)[0]
+        return np.nonzero(self.presence(s))[0]
+
+    def stage_row(self, s: int) -> np.ndarray:
+        """State of every position of stage s (0/1, one byte per position)."""
+        return np.unpackbits(self.bits[s], count=self.size, bitorder="little")
+
+    def stage_bits(self, s: int) -> np.ndarray:
+        """States of the switches of stage s in switch order (0/1 bytes)."""
+        return _stage_bits(self.bits, self.size, s, self.network == "waksman")
+
+    @property
+    def state(self) -> np.ndarray:
+        """Unpacked view for small networks: ``state[s, p]`` = 0/1 for the
+        switch reading positions (p, p+1), 255 where no switch (N bytes a stage)."""
+        out = np.full((self.stages, self.size), NO_SWITCH, np.uint8)
+        for s in range(self.stages):
+            m = self.presence(s)
+            out[s, m] = self.stage_row(s)[m]
+        return out
 
 
-def route(perm, network: str = "benes", *, partial: bool = False) -> BenesRoute:
-    """Route ``perm`` (input i -> output perm[i]; with ``partial``, -1/None
-    marks an unused input) through the N-wire Beneš or Waksman network.
+_SMALL: dict = {}
+
+
+def _idle_cores() -> float:
+    """Cores not busy over the last minute (cpu count less the load average):
+    on a machine whose cores are taken the threads only add wake-ups and
+    waits, and the one-core router is faster."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0)) - os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float(os.cpu_count() or 1)
+
+
+def _small_table(waksman: bool) -> np.ndarray:
+    """Settings of every 3- and 4-wire block, computed once by the general
+    looping level: row n-3, index = the block permutation in base 4, value =
+    bit 4k+q set when the switch of the block's stage k at offset q is crossed."""
+    if waksman not in _SMALL:
+        import itertools
+        table = np.zeros((2, 256), np.int64)
+        none = np.zeros((2, 0), np.int64)
+        for n in (3, 4):
+            for p in itertools.permutations(range(n)):
+                bits = _route_kernel(np.array(p), n, 3, waksman, none)
+                code = 0
+                for v in p:
+                    code = code * 4 + v
+                word = 0
+                for k in range(3):
+                    for q in range(n - 1):
+                        word |= int((bits[k, 0] >> q) & 1) << (4 * k + q)
+                table[n - 3, code] = word
+        _SMALL[waksman] = table
+    return _SMALL[waksman]
+
+
+def route(perm, network: str = "benes", *, partial: bool = True, threads: bool | None = None) -> BenesRoute:
+    """Route ``perm`` (input i -> output perm[i]; -1/None marks an unused
+    input unless ``partial`` is False) through the N-wire Beneš or Waksman network.
 
     Unused inputs are first connected to the unused outputs in increasing
-    order; afterwards every switch that carries only such filler traffic is
-    set straight (0), the documented default for idle switches.
+    order and the full permutation is routed; then every switch whose two
+    inputs both carry unused inputs is set straight (0), in stage order, so
+    the unused inputs end on the unused outputs in an order the network
+    chooses.  From N = 2^15 the levels below the first run on all cores
+    when at least 1.5 cores are idle (``threads`` forces either way).
     """
     require(network in NETWORKS, f"unknown network {network!r}; choose from {', '.join(NETWORKS)}")
     p = check_permutation(perm if isinstance(perm, np.ndarray) else list(perm), partial)
     require(len(p) >= 2, f"a network needs at least 2 wires, got {len(p)}")
+    require(len(p) <= MAX_WIRES, f"at most {MAX_WIRES} wires, got {len(p)}")
     full, used = complete_partial(p)
     n = len(full)
-    state = _route_kernel(full, n, depth(n), network == "waksman")
-    r = BenesRoute(n, network, full, used, state)
+    waksman = network == "waksman"
+    if threads is None:
+        threads = n >= PARALLEL_MIN and _idle_cores() >= 1.5
+    if threads and _aligned_levels(n, SPLIT_LEVELS):
+        bits = _route_kernel_parallel(full, n, depth(n), waksman, SPLIT_LEVELS, _small_table(waksman))
+    else:
+        bits = _route_kernel(full, n, depth(n), waksman, _small_table(waksman))
     if not used.all():
-        _idle_switches_straight(r)
-    return r
+        _clear_idle(bits, used, n, waksman)
+    return BenesRoute(n, network, full, used, bits)
 
 
-def _idle_switches_straight(r: BenesRoute) -> None:
-    """Set to 0 every switch whose two inputs both carry filler traffic."""
-    carries = r.used.copy()          # carries[p]: position p holds a used signal
-    for s in range(r.stages):
-        firsts = r.stage_switches(s)
-        idle = ~carries[firsts] & ~carries[firsts + 1]
-        r.state[s, firsts[idle]] = 0
-        crossed = firsts[r.state[s, firsts] == 1]
-        a, b = carries[crossed].copy(), carries[crossed + 1].copy()
-        carries[crossed], carries[crossed + 1] = b, a
-        if s < r.stages - 1:
-            nxt = np.empty_like(carries)
-            nxt[stage_links(r, s)] = carries
-            carries = nxt
+def replay(r: BenesRoute, threads: bool | None = None) -> np.ndarray:
+    """Apply the packed settings of ``r`` to [0..N): position p of the result
+    holds the input routed to output p.  Reads only the settings and the
+    network's construction, never the routing's working data."""
+    split = (r.size >= PARALLEL_MIN and _idle_cores() >= 1.5) if threads is None else threads
+    return _replay_kernel(r.bits, r.size, r.network == "waksman", split)
 
 
 def network_description(r: BenesRoute) -> dict:
@@ -331,7 +681,8 @@ def network_description(r: BenesRoute) -> dict:
     stages = []
     for s in range(r.stages):
         firsts = r.stage_switches(s)
-        stages.append([{"inputs": [int(p), int(p) + 1], "state": int(r.state[s, p])} for p in firsts])
+        row = r.stage_row(s)
+        stages.append([{"inputs": [int(p), int(p) + 1], "state": int(row[p])} for p in firsts])
     return {"size": r.size, "network": r.network, "radix": 2, "switches": r.switches,
             "lower_bound": lower_bound(r.size), "stages": stages, "links": links.tolist(),
             "perm": [int(x) if u else -1 for x, u in zip(r.perm, r.used)]}
@@ -347,12 +698,17 @@ def stage_links(r: BenesRoute, s: int) -> np.ndarray:
     return _links_kernel(r.size, r.stages, s)[0]
 
 
+def stage_hex_word(bits01: np.ndarray, digits: int) -> str:
+    """Hex text (``digits`` digits, most significant first) of the word whose
+    bit j is ``bits01[j]``."""
+    b = np.zeros(4 * digits, np.uint8)
+    b[:len(bits01)] = bits01
+    nib = b.reshape(-1, 4) @ np.array([1, 2, 4, 8], np.uint8)
+    return np.frombuffer(b"0123456789abcdef", np.uint8)[nib[::-1]].tobytes().decode()
+
+
 def stage_words(r: BenesRoute) -> list[int]:
     """One integer per stage, bit j = state of the stage's j-th switch
     (switches ordered by first input position).  The RTL loads these."""
-    words = []
-    for s in range(r.stages):
-        bits = r.state[s, r.stage_switches(s)]
-        words.append(int("".join(str(int(b)) for b in bits[::-1]) or "0", 2))
-    return words
-
+    digits = max(1, (r.size // 2 + 3) // 4)
+    return [int(stage_hex_word(r.stage_bits(s), digits), 16) for s in range(r.stages)]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from permnet.gen.errors import require
+from permnet.gen.graph.bounds import moore_bound
 
 __all__ = ["Topology", "de_bruijn", "kautz", "imase_itoh", "shufflenet", "torus", "mesh", "hypercube",
            "star_graph", "cube_connected_cycles", "petersen", "FAMILIES"]
@@ -42,27 +43,46 @@ class Topology:
         from permnet.gen.graph.metrics import Digraph
         return Digraph.from_arcs(self.n, self.tails, self.heads)
 
-    def metrics(self) -> dict:
+    def metrics(self, *, exact: bool | None = None, samples: int | None = None, seed: int = 0) -> dict:
         """nodes, degree (max out-degree), degree statistics, diameter, average
         hops (ordered pairs of distinct nodes), eccentricity distribution,
-        (strong) connectivity and the Moore bound on the diameter."""
+        (strong) connectivity and the Moore bound on the diameter.
+
+        Exact by all-pairs BFS unless that would take long (``exact=None``)
+        or ``exact=False``: then the average comes from ``samples`` random
+        sources with a 95% interval, the diameter from below
+        (:mod:`permnet.gen.graph.sampled`)."""
         from permnet.gen.graph.metrics import distance_stats
+        from permnet.gen.graph.sampled import exact_is_affordable, sampled_distance_stats
 
         g = self.digraph()
-        s = distance_stats(g)
         out_deg = np.diff(g.indptr)
         in_deg = np.bincount(self.heads, minlength=self.n)
-        ecc, counts = np.unique(s.eccentricity, return_counts=True)
         d = int(out_deg.max()) if self.n else 0
-        return {
+        rep = {
             "family": self.name, **self.params, "nodes": self.n, "directed": self.directed,
             "arcs" if self.directed else "edges": int(len(self.tails) // (1 if self.directed else 2)),
             "degree": d, "min_degree": int(out_deg.min()), "mean_degree": float(out_deg.mean()),
             "max_in_degree": int(in_deg.max()), "regular": bool(out_deg.min() == out_deg.max() == in_deg.max()),
+        }
+        if exact is None:
+            exact = self.n < 128 or exact_is_affordable(self.n, len(self.tails))
+        if not exact:
+            est = sampled_distance_stats(g, samples, seed)
+            rep.update(connected=None if est.samples_reach_all else False, diameter=None,
+                       diameter_lower_bound=est.diameter_lower_bound, avg_hops=est.avg_hops,
+                       avg_hops_ci95=None if est.avg_hops_ci95 is None else list(est.avg_hops_ci95),
+                       estimate=True, samples=est.samples,
+                       moore_diameter_bound=moore_bound(self.n, d, self.directed))
+            return rep
+        s = distance_stats(g)
+        ecc, counts = np.unique(s.eccentricity, return_counts=True)
+        rep.update({
             "connected": s.strongly_connected, "diameter": s.diameter, "avg_hops": s.avg_hops,
             "eccentricity_distribution": {str(int(e)): int(c) for e, c in zip(ecc, counts)},
             "moore_diameter_bound": moore_bound(self.n, d, self.directed),
-        }
+        })
+        return rep
 
     def networkx(self):
         import networkx as nx
@@ -73,23 +93,6 @@ class Topology:
         return G
 
 
-def moore_bound(n: int, d: int, directed: bool) -> int | None:
-    """Least D with 1 + d + d^2 + ... + d^D >= n (directed) or
-    1 + d sum_{i<D} (d-1)^i >= n (undirected); None if no D works."""
-    if n <= 1:
-        return 0
-    if d < 1 or (not directed and d < 2 and n > 2):
-        return None
-    D, total, layer = 0, 1, 1
-    while total < n:
-        D += 1
-        layer = d * (d if directed else d - 1) ** (D - 1)
-        total += layer
-        if layer == 0 or D > n:
-            return None
-    return D
-
-
 def _topology(name, n, pairs, directed, **params) -> Topology:
     arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     if not directed:
@@ -97,30 +100,64 @@ def _topology(name, n, pairs, directed, **params) -> Topology:
     return Topology(name, n, arr[:, 0].copy(), arr[:, 1].copy(), directed, params)
 
 
+def _from_arrays(name, n, tails, heads, directed, **params) -> Topology:
+    """Like :func:`_topology` for arcs already in numpy arrays (undirected: one per edge)."""
+    tails, heads = np.asarray(tails, np.int64).ravel(), np.asarray(heads, np.int64).ravel()
+    if not directed:
+        tails, heads = np.concatenate([tails, heads]), np.concatenate([heads, tails])
+    return Topology(name, n, tails, heads, directed, params)
+
+
+def _size(what: str, n: int, arcs: int) -> None:
+    """Refuse before allocating a graph of ``n`` nodes and ``arcs`` stored arcs."""
+    from permnet.gen.limits import check_arcs
+    check_arcs(f"{what} with {n:,} nodes", arcs)
+
+
 def de_bruijn(d: int, D: int) -> Topology:
     """de Bruijn B(d, D): d^D nodes (base-d strings of length D, node = its
     value), arcs shift left and append a digit: n -> (d n + a) mod d^D."""
     require(d >= 2 and D >= 1, f"de Bruijn needs degree >= 2 and diameter >= 1, got d={d}, D={D}")
     n = d ** D
-    return _topology("debruijn", n, [(v, (d * v + a) % n) for v in range(n) for a in range(d)], True,
-                     degree_param=d, diameter_param=D)
+    _size(f"de Bruijn B({d},{D})", n, n * d)
+    v = np.arange(n, dtype=np.int64)[:, None]
+    heads = (d * v + np.arange(d, dtype=np.int64)[None, :]) % n
+    return _from_arrays("debruijn", n, np.repeat(v, d, axis=1), heads, True, degree_param=d, diameter_param=D)
 
 
 def kautz(d: int, D: int) -> Topology:
     """Kautz K(d, D): strings of length D over d+1 symbols with no two equal
     neighbours, (d+1) d^(D-1) nodes (numbered in lexicographic order); arcs
-    shift left and append any symbol other than the last one."""
+    shift left and append any symbol other than the last one.
+
+    Numbering: a word s_0 ... s_{D-1} has the mixed-radix rank with digits
+    c_0 = s_0 (radix d+1) and c_i = s_i - [s_i > s_{i-1}] (radix d), which is
+    increasing in lexicographic order.  Shifting keeps c_2 ... c_{D-1}, so the
+    j-th successor of v is s_1 d^(D-1) + (v mod d^(D-2)) d + j, with
+    s_1 = c_1 + [c_1 >= s_0]."""
     require(d >= 2 and D >= 1, f"Kautz needs degree >= 2 and diameter >= 1, got d={d}, D={D}")
-    words = [w for w in itertools.product(range(d + 1), repeat=D) if all(a != b for a, b in zip(w, w[1:]))]
-    index = {w: i for i, w in enumerate(words)}
-    pairs = [(index[w], index[w[1:] + (a,)]) for w in words for a in range(d + 1) if a != w[-1]]
-    return _topology("kautz", len(words), pairs, True, degree_param=d, diameter_param=D)
+    n = (d + 1) * d ** (D - 1)
+    _size(f"Kautz K({d},{D})", n, n * d)
+    v = np.arange(n, dtype=np.int64)
+    j = np.arange(d, dtype=np.int64)[None, :]
+    if D == 1:
+        heads = j + (j >= v[:, None])             # every other symbol
+    else:
+        top = d ** (D - 1)
+        s0, c1 = v // top, (v % top) // d ** (D - 2)
+        s1 = c1 + (c1 >= s0)
+        heads = (s1 * top + (v % d ** (D - 2)) * d)[:, None] + j
+    return _from_arrays("kautz", n, np.repeat(v[:, None], d, axis=1), heads, True, degree_param=d,
+                        diameter_param=D)
 
 
 def imase_itoh(d: int, n: int) -> Topology:
     """Imase-Itoh II(d, n): arcs v -> (-d v - a) mod n for a = 1..d."""
     require(d >= 2 and n > d, f"Imase-Itoh needs degree >= 2 and nodes > degree, got d={d}, n={n}")
-    return _topology("imase-itoh", n, [(v, (-d * v - a) % n) for v in range(n) for a in range(1, d + 1)], True)
+    _size(f"Imase-Itoh II({d},{n})", n, n * d)
+    v = np.arange(n, dtype=np.int64)[:, None]
+    heads = (-d * v - np.arange(1, d + 1, dtype=np.int64)[None, :]) % n
+    return _from_arrays("imase-itoh", n, np.repeat(v, d, axis=1), heads, True)
 
 
 def shufflenet(S: int, k: int, bidirectional: bool = False) -> Topology:
@@ -130,39 +167,50 @@ def shufflenet(S: int, k: int, bidirectional: bool = False) -> Topology:
     require(S >= 2 and k >= 1, f"ShuffleNet needs degree >= 2 and columns >= 1, got S={S}, k={k}")
     rows = S ** k
     n = k * rows
-    pairs = [(c * rows + r, ((c + 1) % k) * rows + (S * r + j) % rows)
-             for c in range(k) for r in range(rows) for j in range(S)]
+    _size(f"ShuffleNet({S},{k})", n, n * S * (2 if bidirectional else 1))
+    v = np.arange(n, dtype=np.int64)[:, None]
+    c, r = v // rows, v % rows
+    heads = ((c + 1) % k) * rows + (S * r + np.arange(S, dtype=np.int64)[None, :]) % rows
+    tails = np.repeat(v, S, axis=1)
     if bidirectional:
-        pairs += [(b, a) for a, b in pairs]
-    return _topology("shufflenet", n, pairs, True, degree_param=S, columns=k, bidirectional=bidirectional)
+        tails, heads = np.concatenate([tails.ravel(), heads.ravel()]), np.concatenate([heads.ravel(), tails.ravel()])
+    return _from_arrays("shufflenet", n, tails, heads, True, degree_param=S, columns=k, bidirectional=bidirectional)
 
 
 def torus(k: int, dims: int) -> Topology:
     """k-ary n-cube: k^dims nodes (base-k digits), neighbours +-1 mod k in each dimension."""
     require(k >= 3 and dims >= 1, f"a k-ary n-cube needs k >= 3 and dims >= 1, got k={k}, dims={dims}")
     n = k ** dims
-    pairs = []
-    for v in range(n):
-        for i in range(dims):
-            digit = (v // k ** i) % k
-            pairs.append((v, v + (((digit + 1) % k) - digit) * k ** i))
-    return _topology("torus", n, pairs, False, radix=k, dims=dims)
+    _size(f"torus {k}-ary {dims}-cube", n, 2 * n * dims)
+    v = np.arange(n, dtype=np.int64)[:, None]
+    w = k ** np.arange(dims, dtype=np.int64)[None, :]
+    digit = (v // w) % k
+    heads = v + (((digit + 1) % k) - digit) * w
+    return _from_arrays("torus", n, np.repeat(v, dims, axis=1), heads, False, radix=k, dims=dims)
 
 
 def mesh(k: int, dims: int) -> Topology:
     """k^dims mesh: neighbours +-1 in each dimension, no wrap-around."""
     require(k >= 2 and dims >= 1, f"a mesh needs k >= 2 and dims >= 1, got k={k}, dims={dims}")
     n = k ** dims
-    pairs = [(v, v + k ** i) for v in range(n) for i in range(dims) if (v // k ** i) % k < k - 1]
-    return _topology("mesh", n, pairs, False, radix=k, dims=dims)
+    _size(f"mesh {k}^{dims}", n, 2 * n * dims)
+    v = np.arange(n, dtype=np.int64)[:, None]
+    w = k ** np.arange(dims, dtype=np.int64)[None, :]
+    keep = (v // w) % k < k - 1
+    tails = np.broadcast_to(v, keep.shape)[keep]
+    return _from_arrays("mesh", n, tails, (v + w)[keep], False, radix=k, dims=dims)
 
 
 def hypercube(dims: int) -> Topology:
     """Q_dims: 2^dims nodes, neighbours differ in one bit."""
     require(dims >= 1, f"hypercube needs dims >= 1, got {dims}")
+    require(dims <= 62, f"hypercube needs dims <= 62, got {dims}")
     n = 2 ** dims
-    return _topology("hypercube", n, [(v, v ^ (1 << i)) for v in range(n) for i in range(dims) if not v >> i & 1],
-                     False, dims=dims)
+    _size(f"hypercube Q_{dims}", n, n * dims)
+    v = np.arange(n, dtype=np.int64)[:, None]
+    bit = np.int64(1) << np.arange(dims, dtype=np.int64)[None, :]
+    keep = (v & bit) == 0
+    return _from_arrays("hypercube", n, np.broadcast_to(v, keep.shape)[keep], (v ^ bit)[keep], False, dims=dims)
 
 
 def star_graph(k: int) -> Topology:
@@ -186,13 +234,19 @@ def cube_connected_cycles(dims: int) -> Topology:
     """CCC(dims): node x dims + i (cube node x, cycle position i); cycle edges
     i <-> i+1 mod dims and the cube edge x <-> x xor 2^i at position i."""
     require(dims >= 3, f"cube-connected cycles need dims >= 3, got {dims}")
-    pairs = []
-    for x in range(2 ** dims):
-        for i in range(dims):
-            pairs.append((x * dims + i, x * dims + (i + 1) % dims))
-            if not x >> i & 1:
-                pairs.append((x * dims + i, (x ^ (1 << i)) * dims + i))
-    return _topology("ccc", dims * 2 ** dims, pairs, False, dims=dims)
+    require(dims <= 40, f"cube-connected cycles need dims <= 40, got {dims}")
+    n = dims * 2 ** dims
+    _size(f"CCC({dims})", n, 3 * n)
+    x = np.arange(2 ** dims, dtype=np.int64)[:, None]
+    i = np.arange(dims, dtype=np.int64)[None, :]
+    here = x * dims + i
+    cube = ((x >> i) & 1) == 0
+    # edge order: node by node, per position i the cycle edge then (if any) the cube edge
+    order_t = np.stack([here, np.where(cube, here, -1)], axis=2).reshape(-1)
+    order_h = np.stack([x * dims + (i + 1) % dims, np.where(cube, (x ^ (np.int64(1) << i)) * dims + i, -1)],
+                       axis=2).reshape(-1)
+    keep = order_t >= 0
+    return _from_arrays("ccc", n, order_t[keep], order_h[keep], False, dims=dims)
 
 
 def petersen() -> Topology:

@@ -20,8 +20,9 @@ A *super-IP graph* (Section 3) has l super-symbols (boxes) of m symbols:
 nucleus generators permute the leftmost box, super-generators permute boxes.
 Super-generator families: transposition ``hsn`` (T_{i,m} = (1,i)_m, the
 hierarchical swapped network), cyclic-shift ``ring-cn`` (L_1, R_1),
-``complete-cn`` (L_1 .. L_{l-1}), ``directed-cn`` (L_1 only), and flip
-``superflip`` (F_2 .. F_l).  The *symmetric* variant (Section 3.5) gives
+``complete-cn`` (L_1 .. L_{l-1}), ``directed-cn`` (L_1 only), flip
+``superflip`` (F_2 .. F_l), and ``rhsn`` (recursive HSN, l = 2^q: S_i swaps
+the leftmost 2^(i-1) boxes with the next 2^(i-1)).  The *symmetric* variant (Section 3.5) gives
 box i its own colour (symbols offset by i times the alphabet size), so
 boxes are distinguishable and the graph is a Cayley graph of
 (super-generator group) x nucleus^l: l! M^l nodes for HSN and super-flip,
@@ -319,10 +320,22 @@ def super_generators(family: str, l: int) -> list[tuple[str, list[int]]]:
         return [(f"L{i}", left(i)) for i in range(1, l)]
     if family == "superflip":
         return [(f"F{i}", list(range(i - 1, -1, -1)) + list(range(i, l))) for i in range(2, l + 1)]
+    if family == "rhsn":
+        # recursive HSN (Yeh & Parhami's RHSN): for l = 2^q boxes, S_i swaps the block of the leftmost
+        # 2^(i-1) boxes with the next 2^(i-1), i = 1..q (S_1 = T_2; l = 2 is HSN(2, G)).  Other l
+        # (an extension): when b < l < 2b the last generator swaps boxes 0..l-b-1 with b..l-1.
+        out, b = [], 1
+        while b < l:
+            w = min(b, l - b)
+            s = ident.copy()
+            s[:w], s[b:b + w] = ident[b:b + w], ident[:w]
+            out.append((f"S{b.bit_length()}", s))
+            b *= 2
+        return out
     raise PermnetError(f"unknown super-IP family {family!r}: use one of {', '.join(SUPER_FAMILIES)}")
 
 
-SUPER_FAMILIES = ("hsn", "ring-cn", "complete-cn", "directed-cn", "superflip")
+SUPER_FAMILIES = ("hsn", "ring-cn", "complete-cn", "directed-cn", "superflip", "rhsn")
 
 
 @dataclass

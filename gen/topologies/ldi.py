@@ -46,6 +46,7 @@ from permnet.gen.errors import PermnetError, require
 __all__ = [
     "check_params",
     "successors",
+    "topology",
     "diameter",
     "moore_diameter_bound",
     "melhem_form",
@@ -66,18 +67,30 @@ def check_params(M: int, S: int) -> None:
 
 def successors(M: int, S: int) -> np.ndarray:
     """The (M, S) array of link targets: entry [n, L] is ``(S*n + L) mod M`` (eq. 1)."""
+    from permnet.gen.limits import check_arcs
+
     check_params(M, S)
+    check_arcs(f"LDI({M},{S})", M * S, per_arc=24)
     n = np.arange(M, dtype=np.int64)[:, None]
     return (S * n + np.arange(S, dtype=np.int64)[None, :]) % M
 
 
+def topology(M: int, S: int):
+    """LDI(M, S) as a :class:`~permnet.gen.topologies.families.Topology`
+    (family ``ldi``), so it goes wherever any other family goes."""
+    from permnet.gen.topologies.families import Topology
+
+    succ = successors(M, S)
+    return Topology("ldi", M, np.repeat(np.arange(M, dtype=np.int64), S), succ.reshape(-1), True,
+                    {"degree_param": S})
+
+
 def diameter(M: int, S: int) -> int:
     """The diameter h of LDI(M, S): the least h with ``S^h >= M`` (Section 2)."""
+    from permnet.gen.graph.bounds import ilog_ceil
+
     check_params(M, S)
-    h, reach = 0, 1
-    while reach < M:
-        h, reach = h + 1, reach * S
-    return h
+    return ilog_ceil(M, S)
 
 
 def moore_diameter_bound(M: int, S: int) -> int:
@@ -85,12 +98,10 @@ def moore_diameter_bound(M: int, S: int) -> int:
 
     No digraph of out-degree S on M nodes has a smaller diameter.
     """
+    from permnet.gen.graph.bounds import moore_bound
+
     check_params(M, S)
-    D, total, power = 0, 1, 1
-    while total < M:
-        D, power = D + 1, power * S
-        total += power
-    return D
+    return moore_bound(M, S, directed=True)
 
 
 def melhem_form(M: int, S: int) -> tuple[int, int] | None:
@@ -168,7 +179,8 @@ def route_melhem(M: int, S: int, src: int, dst: int, *, all_paths: bool = False,
     ``l_i = (d div S^(h-i-1)) mod S`` for i = 1..h-1.
 
     ``shortcut`` applies Section 4's improvements to the two-hop case
-    (h = 2): a zero-hop route when ``src == dst``, the direct link when d is
+    (h = 2), and its zero-hop case to every h: a zero-hop route when
+    ``src == dst``, the direct link (h = 2) when d is
     a successor of n, and otherwise the two-hop route (whose first hop is
     never a self-loop then, so the paper's "skip" needs no extra case).
     """
@@ -178,11 +190,11 @@ def route_melhem(M: int, S: int, src: int, dst: int, *, all_paths: bool = False,
             f"Melhem routing needs M = S^(h-1)*G with 1 < G <= S; M={M}, S={S} is not of "
             "that form (use --method shortest)")
     h, G = form
-    routes = Routes(src, dst, "melhem-shortcut" if shortcut and h == 2 else "melhem")
+    routes = Routes(src, dst, "melhem-shortcut" if shortcut and (h == 2 or src == dst) else "melhem")
+    if shortcut and src == dst:
+        routes.add(M, S, [])        # staying put beats Theorem 3's h hops for any h
+        return routes
     if shortcut and h == 2:
-        if src == dst:
-            routes.add(M, S, [])
-            return routes
         direct = (dst - S * src) % M
         if direct < S:
             routes.add(M, S, [direct])

@@ -37,3 +37,17 @@ def test_cli_compare_writes_deterministic_files(tmp_path):
     assert {r["family"] for r in data["rows"]} == {"hypercube", "hsn", "debruijn"}
     p = run("compare", "--families", "hypercube,moebius", "-o", tmp_path / "c", check=False)
     assert p.returncode == 2 and "unknown family" in p.stderr and not (tmp_path / "c" / "compare.md").exists()
+
+
+def test_rhsn_is_compared_like_the_other_super_ip_families():
+    import networkx as nx
+
+    from permnet.gen.analysis.compare import compare
+    from permnet.gen.topologies import ipgraph
+
+    rows = [r for r in compare(["rhsn"], max_nodes=300, module_size=4) if r["family"] == "rhsn"]
+    assert [r["nodes"] for r in rows] == [16, 64, 256]
+    for r, l in zip(rows, (2, 3, 4)):
+        t = ipgraph.super_ip("rhsn", l, "hypercube:2").topology
+        G = nx.DiGraph(list(zip(t.tails.tolist(), t.heads.tolist())))
+        assert r["diameter"] == nx.diameter(G)          # independent BFS

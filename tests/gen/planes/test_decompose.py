@@ -62,7 +62,7 @@ def params(draw):
 def test_auto_planes_are_exact(p):
     M, S = p
     res = planes.ldi_planes(M, S)
-    assert res.method == ("residue" if M % S == 0 else "colouring")
+    assert res.method == ("residue" if M % S == 0 else "gcd")
     assert planes_match_edges(res.planes, M, S)
 
 
@@ -110,3 +110,9 @@ def test_check_planes_rejects_bad_planes():
     p[1, 0] = p[1, 1]
     with pytest.raises(PermnetError, match="not a permutation"):
         planes.check_planes(p, ldi.successors(9, 3))
+
+
+@given(params())
+def test_gcd_form_planes_are_exact(p):
+    M, S = p
+    assert planes_match_edges(planes.ldi_planes(M, S, "gcd").planes, M, S)

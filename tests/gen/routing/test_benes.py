@@ -1,7 +1,6 @@
 """Permutation networks: every setting is replayed by a simulator written here."""
 
 import itertools
-import json
 import math
 
 import numpy as np
@@ -13,7 +12,7 @@ from permnet.gen.routing import benes
 from permnet.gen.routing import pn
 from permnet.switching import settings
 
-from oracles import check, replay
+from oracles import check
 
 
 @st.composite
@@ -133,3 +132,85 @@ def test_large_random_is_verified():
         p = np.random.default_rng(N).permutation(N)
         s = settings(p)
         assert s.switches == benes.switch_count(N)
+
+
+def _straighten_idle(desc, used):
+    """The README's rule applied by hand to the settings of the completed
+    permutation: stage by stage, a switch whose two inputs both carry
+    unused inputs is set straight (0); the values then move as the README says."""
+    v = list(range(desc["size"]))
+    stages = [[dict(sw) for sw in stage] for stage in desc["stages"]]
+    for si, stage in enumerate(stages):
+        for sw in stage:
+            a, b = sw["inputs"]
+            if not used[v[a]] and not used[v[b]]:
+                sw["state"] = 0
+            if sw["state"] == 1:
+                v[a], v[b] = v[b], v[a]
+        if si < len(stages) - 1:
+            nxt = [None] * len(v)
+            for pos, x in enumerate(v):
+                nxt[desc["links"][si][pos]] = x
+            v = nxt
+    return stages, v
+
+
+@given(perms(partial=True), st.sampled_from(["benes", "waksman"]))
+def test_unused_inputs_as_the_readme_states(p, network):
+    """README: the completed permutation (unused inputs to the unused outputs
+    in increasing order) is routed, then idle switches are set straight; so
+    the unused inputs end on the unused outputs, in an order the network chooses."""
+    n = len(p)
+    used = [v is not None for v in p]
+    free_out = sorted(set(range(n)) - {v for v in p if v is not None})
+    full = list(p)
+    for i, o in zip([i for i in range(n) if not used[i]], free_out):
+        full[i] = o
+    expect, v = _straighten_idle(settings(full, 2, network).description(), used)
+    got = settings(p, 2, network).description()
+    assert got["stages"] == expect
+    check(got, p)
+    reached = {i: pos for pos, i in enumerate(v)}
+    assert sorted(reached[i] for i in range(n) if not used[i]) == free_out
+
+
+def test_unused_inputs_readme_example():
+    from oracles import replay
+    v = replay(settings([None, 5, 3, 2, None, 6, 4]).description())
+    assert [v.index(i) for i in (0, 4)] == [1, 0]      # input 4 reaches output 0, input 0 output 1
+
+
+@pytest.mark.parametrize("n,network,partial", [(1 << 16, "benes", False), (40000, "waksman", False),
+                                               (20001, "benes", True)])
+def test_large_networks_all_cores_packed_files(tmp_path, n, network, partial):
+    """Above the explicit-description limit: the threaded router, the packed
+    settings, the compiled check and the streamed files agree with the
+    stage-by-stage simulator of permnet.sim.network."""
+    from permnet.sim.network import replay_2x2
+    from permnet.switching import DESCRIBE_LIMIT, write_hex
+
+    rng = np.random.default_rng(n)
+    p = rng.permutation(n)
+    if partial:
+        p[rng.random(n) < 0.3] = -1
+    s = settings(p, 2, network)
+    r = s.route
+    assert n > DESCRIBE_LIMIT
+    out = replay_2x2(r.state, benes.links(r))          # independent of the packed replay
+    got = np.empty(n, np.int64)
+    got[out] = np.arange(n)
+    used = p >= 0
+    assert (got[used] == p[used]).all()
+    assert sorted(got[~used].tolist()) == sorted(set(range(n)) - set(p[used].tolist()))
+    assert (benes.replay(r, threads=True) == out).all() and (benes.replay(r, threads=False) == out).all()
+    seq = benes.route(p, network, threads=False)
+    assert (seq.bits == r.bits).all()
+    write_hex(s, tmp_path)
+    lines = (tmp_path / "config.hex").read_text().split()
+    st = r.state
+    for k in (0, r.stages // 2, r.stages - 1):
+        row = st[k][st[k] != 255]
+        assert int(lines[k], 16) == int("".join(map(str, row[::-1].tolist())), 2)
+        assert (tmp_path / f"stage_{k:02d}.hex").read_text().split() == [str(int(b)) for b in row]
+    with pytest.raises(PermnetError, match="up to 16384 wires"):
+        s.description()

@@ -105,3 +105,14 @@ def test_auto_method_and_errors():
         ldi.route_melhem(100, 7, 1, 2)
     with pytest.raises(PermnetError, match="out of range"):
         ldi.route(100, 7, 1, 100)
+
+
+@given(melhem_case())
+def test_route_to_itself_stays_put_by_default(c):
+    """The default route from a node to itself is the empty walk, for every h;
+    without the shortcut Theorem 3's h-hop cycle is still returned and walks."""
+    M, S, h, G, src, _ = c
+    r = ldi.route(M, S, src, src)
+    assert r.links == [[]] and r.paths == [[src]]
+    raw = ldi.route(M, S, src, src, method="melhem", shortcut=False)
+    assert all(len(links) == h and walk(M, S, src, links)[-1] == src for links in raw.links)

@@ -98,7 +98,7 @@ def test_nuclei_are_the_named_graphs(spec, graph):
 
 
 GROUP = {"hsn": math.factorial, "superflip": math.factorial, "ring-cn": lambda l: l, "complete-cn": lambda l: l,
-         "directed-cn": lambda l: l}
+         "directed-cn": lambda l: l, "rhsn": math.factorial}   # rhsn: the box group is S_l for l <= 3
 GRID = [(fam, l, nuc, sym) for fam in ip.SUPER_FAMILIES for l in (2, 3) for nuc in
         ("hypercube:2", "complete:3", "ring:5", "petersen") for sym in (False, True)
         if not (nuc == "petersen" and sym and l == 3)]
