@@ -2,9 +2,13 @@
 
 The one path from a permutation to files: :func:`settings` routes it on a
 Beneš/Waksman network (radix 2, any N) or an (n,d) permutation network
-(radix n), replays the settings on the independent simulator
-:mod:`permnet.sim.network`, and only then returns them; a mismatch raises
-``RuntimeError`` (a bug, never silent output).
+(radix n), replays the settings and only then returns them; a mismatch
+raises ``RuntimeError`` (a bug, never silent output).  The replay is the
+independent simulator :mod:`permnet.sim.network` on the explicit stages and
+links up to :data:`DESCRIBE_LIMIT` wires; above it (where the explicit form
+would not fit in memory) it is the compiled replay
+:func:`permnet.gen.routing.benes.replay`, which reads only the packed settings
+and the network's construction, never the router's working data.
 
 Hex files for ``$readmemh`` (shared with the RTL):
 
@@ -17,16 +21,20 @@ Hex files for ``$readmemh`` (shared with the RTL):
   floor(N/2) bits in which bit j is the state of the stage's j-th switch
   (unused high bits 0).  This is the word the RTL's configuration stream
   takes, stage 0 first.
+
+Every file is produced one stage at a time from the packed settings
+(N bits a stage), so ``-o`` needs O(N) working memory and O(N log N) bits
+of output at any N.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from permnet.gen.errors import PermnetError, require
 from permnet.fileio import atomic_write, read_text
@@ -34,14 +42,23 @@ from permnet.gen.routing import benes
 from permnet.gen.routing import pn
 from permnet.sim.network import replay_2x2, replay_description
 
-__all__ = ["Settings", "settings", "parse_perm_text", "read_perm_file", "write_hex"]
+__all__ = ["Settings", "settings", "parse_perm_text", "read_perm_file", "read_perm_array", "perm_array",
+           "write_hex", "DESCRIBE_LIMIT"]
+
+DESCRIBE_LIMIT = 1 << 14   # largest 2x2 network given as explicit stages and links
 
 UNUSED_TOKENS = {"x", "-", "_", "-1", "none", "null"}
 
 
 def parse_perm_text(text: str) -> list:
     """``4,1,0,3`` (commas or white space); ``x``, ``-``, ``_`` or ``-1`` mark an unused input."""
-    toks = [t for t in re.split(r"[,\s]+", text.strip()) if t]
+    text = text.strip()
+    if "," in text:
+        toks = [t.strip() for t in text.split(",")]
+        empty = [i for i, t in enumerate(toks) if not t]
+        require(not empty, f"entry {empty[0] if empty else 0} is empty (use x for an unused input)")
+    else:
+        toks = text.split()
     out: list = []
     for i, t in enumerate(toks):
         if t.lower() in UNUSED_TOKENS:
@@ -66,6 +83,92 @@ def read_perm_file(path) -> list:
     return parse_perm_text(text)
 
 
+@njit(cache=True)
+def _parse_ints(b):
+    """Fast path of :func:`parse_perm_text` on the bytes ``b``: tokens split
+    by white space, or by single commas when ``b`` holds one (optional
+    ``[`` ``]`` around them); an integer, or x - _ -1 null none for unused
+    (-1).  Returns (values, ok); ok False means: take the slow path, which
+    names the offending entry."""
+    n = len(b)
+    out = np.empty(n // 2 + 1, np.int64)
+    lo, hi = 0, n
+    while lo < hi and (b[lo] == 32 or 9 <= b[lo] <= 13):
+        lo += 1
+    while hi > lo and (b[hi - 1] == 32 or 9 <= b[hi - 1] <= 13):
+        hi -= 1
+    if lo < hi and b[lo] == 91:            # [ ... ]
+        if b[hi - 1] != 93:
+            return out[:0], False
+        lo += 1
+        hi -= 1
+    commas = False
+    for i in range(lo, hi):
+        if b[i] == 44:
+            commas = True
+            break
+    k = 0
+    i = lo
+    need_comma = False
+    while i < hi:
+        c = b[i]
+        if c == 32 or 9 <= c <= 13:
+            i += 1
+            continue
+        if c == 44:
+            if not (commas and need_comma):
+                return out[:0], False
+            need_comma = False
+            i += 1
+            continue
+        if commas and need_comma:
+            return out[:0], False
+        j = i
+        while j < hi and not (b[j] == 32 or 9 <= b[j] <= 13 or b[j] == 44):
+            j += 1
+        if 48 <= c <= 57:
+            v = 0
+            for q in range(i, j):
+                d = b[q] - 48
+                if d < 0 or d > 9 or q - i > 17:
+                    return out[:0], False
+                v = v * 10 + d
+            out[k] = v
+        elif j - i == 1 and (c == 120 or c == 88 or c == 45 or c == 95):     # x X - _
+            out[k] = -1
+        elif j - i == 2 and c == 45 and b[i + 1] == 49:                      # -1
+            out[k] = -1
+        elif j - i == 4 and ((b[i] | 32) == 110) and ((b[i + 1] | 32) == 117 or (b[i + 1] | 32) == 111):
+            w = (b[i + 2] | 32) * 256 + (b[i + 3] | 32)
+            if w != 108 * 256 + 108 and w != 110 * 256 + 101:                # null / none
+                return out[:0], False
+            out[k] = -1
+        else:
+            return out[:0], False
+        k += 1
+        need_comma = True
+        i = j
+    if commas and not need_comma:
+        return out[:0], False                # trailing comma
+    return out[:k], True
+
+
+def perm_array(text: str):
+    """:func:`parse_perm_text`, as an int64 array with -1 for an unused input
+    when the text is plain integers and unused marks (the form
+    :func:`settings` takes fastest); anything else goes to the general parser
+    (a list, or its error naming the entry)."""
+    vals, ok = _parse_ints(np.frombuffer(text.encode(), np.uint8))
+    return vals if ok and len(vals) else parse_perm_text(text)
+
+
+def read_perm_array(path):
+    """:func:`read_perm_file` with the fast path of :func:`perm_array`."""
+    text = read_text(path)
+    vals, ok = _parse_ints(np.frombuffer(text.encode(), np.uint8))
+    return vals if ok and len(vals) else read_perm_file(path)
+
+
 @dataclass
 class Settings:
     size: int
@@ -82,11 +185,26 @@ class Settings:
         return self.route.switches
 
     def description(self) -> dict:
+        """The explicit JSON description (README); 2x2 networks above
+        :data:`DESCRIBE_LIMIT` wires are refused (it takes O(N log^2 N) bytes)."""
         if isinstance(self.route, benes.BenesRoute):
+            require(self.size <= DESCRIBE_LIMIT,
+                    f"the explicit description of {self.size} wires lists {self.switches} switches and "
+                    f"{(self.stages - 1) * self.size} links; up to {DESCRIBE_LIMIT} wires only "
+                    f"(use -o: config.hex and stage_SS.hex carry the settings at any size)")
             return benes.network_description(self.route)
         d = self.route.description()
         d["lower_bound"] = benes.lower_bound(self.size)
         return d
+
+    def file_description(self) -> dict:
+        """What ``network.json`` holds: :meth:`description`, or above
+        :data:`DESCRIBE_LIMIT` wires the summary and the names of the hex files."""
+        if isinstance(self.route, benes.BenesRoute) and self.size > DESCRIBE_LIMIT:
+            width = max(len(str(max(self.stages - 1, 0))), 2)
+            return {**self.summary(), "explicit": False, "config": "config.hex",
+                    "stage_files": [f"stage_{st:0{width}d}.hex" for st in range(self.stages)]}
+        return self.description()
 
     def summary(self) -> dict:
         return {"size": self.size, "radix": self.radix, "network": self.network, "stages": self.stages,
@@ -99,7 +217,10 @@ def settings(perm, radix: int = 2, network: str = "benes") -> Settings:
     partial = any(v is None for v in perm) if not isinstance(perm, np.ndarray) else bool((perm < 0).any())
     if radix == 2 and network in benes.NETWORKS:
         r = benes.route(perm, network, partial=partial)
-        out = replay_2x2(r.state, lambda s: benes.stage_links(r, s))
+        if r.size <= DESCRIBE_LIMIT:
+            out = replay_2x2(r.state, lambda s: benes.stage_links(r, s))
+        else:
+            out = benes.replay(r)
         s = Settings(r.size, 2, network, r)
     else:
         require(network in ("benes", "pn"), f"network {network!r} has only radix 2")
@@ -112,18 +233,24 @@ def settings(perm, radix: int = 2, network: str = "benes") -> Settings:
     got = np.empty_like(out)
     got[out] = np.arange(len(out))
     if not np.array_equal(got[used], want[used]):
-        bad = int(np.nonzero(got[used] != want[used])[0][0])
+        bad = int(np.nonzero(used & (got != want))[0][0])
         raise RuntimeError(f"internal error: simulated network sends input {bad} to {got[bad]}, "
                            f"requested {want[bad]}")
     return s
 
 
-def _hex_lines(s: Settings) -> list[list[str]]:
+def _stage_lines(s: Settings):
+    """(``stage_SS.hex`` bytes, ``config.hex`` line or None), one stage at a time."""
     if isinstance(s.route, benes.BenesRoute):
-        return [[format(int(v), "x") for v in s.route.state[st, s.route.stage_switches(st)]]
-                for st in range(s.stages)]
+        digits = max(1, (s.size // 2 + 3) // 4)
+        for st in range(s.stages):
+            b = s.route.stage_bits(st)
+            text = np.empty(2 * len(b), np.uint8)
+            text[0::2] = b + ord("0")
+            text[1::2] = ord("\n")
+            yield text.tobytes(), benes.stage_hex_word(b, digits) + "\n"
+        return
     b = max(1, (s.radix - 1).bit_length())
-    lines = []
     for stage in s.route.stages:
         rows = []
         for _, state in stage:
@@ -131,19 +258,24 @@ def _hex_lines(s: Settings) -> list[list[str]]:
             for k, v in enumerate(state.tolist()):
                 word |= int(v) << (k * b)
             rows.append(format(word, "x"))
-        lines.append(rows)
-    return lines
+        yield ("\n".join(rows) + "\n").encode(), None
 
 
 def write_hex(s: Settings, outdir) -> list[Path]:
-    """Write ``stage_SS.hex`` files (and ``config.hex`` for 2x2 networks)."""
+    """Write ``stage_SS.hex`` files (and ``config.hex`` for 2x2 networks),
+    one stage in memory at a time."""
     out = Path(outdir)
     paths = []
     width = len(str(max(s.stages - 1, 0)))
-    for st, rows in enumerate(_hex_lines(s)):
-        paths.append(atomic_write(out / f"stage_{st:0{max(width, 2)}d}.hex", "\n".join(rows) + "\n"))
+    config = []
+    from tqdm import tqdm
+
+    # a bar on a terminal only, for networks whose files take noticeable time
+    for st, (data, word) in enumerate(tqdm(_stage_lines(s), total=s.stages, unit="stage", desc="stage files",
+                                           disable=None if s.size >= 1 << 16 else True, leave=False)):
+        paths.append(atomic_write(out / f"stage_{st:0{max(width, 2)}d}.hex", data))
+        if word is not None:
+            config.append(word)
     if isinstance(s.route, benes.BenesRoute):
-        digits = max(1, (s.size // 2 + 3) // 4)
-        words = benes.stage_words(s.route)
-        paths.append(atomic_write(out / "config.hex", "".join(f"{w:0{digits}x}\n" for w in words)))
+        paths.append(atomic_write(out / "config.hex", "".join(config)))
     return paths

@@ -42,7 +42,9 @@ def test_polatis_line_is_what_a_switch_takes(tmp_path):
 
 def test_header_less_switch_dumps_parse(tmp_path):
     (tmp_path / "dump.scpi").write_text("(@1,2,3,4),(@6,5,8,7)\n")
-    d = ocsconfig.read_dump(tmp_path / "dump.scpi")
+    with pytest.raises(PermnetError, match="--device-ports"):      # no guessing the size from port 8
+        ocsconfig.read_dump(tmp_path / "dump.scpi")
+    d = ocsconfig.read_dump(tmp_path / "dump.scpi", ports=4)
     assert d.ports == 4 and sorted(d.connections) == [(0, 0, 1), (0, 1, 0), (0, 2, 3), (0, 3, 2)]
     (tmp_path / "dump.txt").write_text("1 2\n2 1\n")
     d = ocsconfig.read_dump(tmp_path / "dump.txt", index_base=1)
