@@ -1,0 +1,142 @@
+"""The driver interface every OCS protocol implements.
+
+A driver holds one management session to one switch.  It speaks the
+device's own numbering on the wire and the shared 0-based *plane* model
+(``row[i]`` = egress of ingress ``i``, ``-1`` unconnected) to its caller.
+
+Contract (tested per protocol against its emulator):
+
+* ``read()`` returns the live state as a plane of length ``size()``;
+* ``connect(pairs)`` adds cross-connects ``(ingress, egress)``; each
+  ingress and each egress must be free (disconnect first);
+* ``disconnect(ingresses)`` removes the cross-connects of those ingresses;
+* every method raises :class:`DeviceError` (one line, naming the device,
+  never the credentials) on a refused connection, a time-out, a denied
+  command or a malformed reply, and never blocks longer than ``timeout``
+  seconds per exchange.
+
+Concrete drivers register themselves in :data:`DRIVERS` by protocol name.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from permnet.gen.errors import PermnetError
+
+__all__ = ["DeviceError", "Credentials", "Driver", "DRIVERS", "register", "open_driver"]
+
+
+class DeviceError(PermnetError):
+    """A device did not do what was asked; the message names the device."""
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """User and password for TL1/NETCONF.  ``repr`` never shows the password."""
+
+    user: str
+    password: str
+
+    def __repr__(self) -> str:
+        return f"Credentials(user={self.user!r}, password=***)"
+
+    __str__ = __repr__
+
+    @classmethod
+    def load(cls, path: str | os.PathLike | None = None) -> "Credentials | None":
+        """From ``PERMNET_OCS_USER``/``PERMNET_OCS_PASSWORD``, else from a
+        file of two lines (user, password) that only its owner may read."""
+        user, pw = os.environ.get("PERMNET_OCS_USER"), os.environ.get("PERMNET_OCS_PASSWORD")
+        if user is not None and pw is not None:
+            return cls(user, pw)
+        if path is None:
+            return None
+        p = Path(path)
+        try:
+            mode = p.stat().st_mode
+        except OSError as exc:
+            raise PermnetError(f"credentials file {p}: {exc.strerror}") from None
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise PermnetError(f"credentials file {p} is readable by others; chmod 600 it")
+        lines = p.read_text(encoding="utf-8").splitlines()
+        if len(lines) < 2:
+            raise PermnetError(f"credentials file {p}: expected two lines, user then password")
+        return cls(lines[0].strip(), lines[1].rstrip("\n"))
+
+
+class Driver(ABC):
+    """One management session to one switch (use as a context manager)."""
+
+    protocol: str = ""
+    default_port: int = 0
+
+    def __init__(self, address: str, *, timeout: float = 5.0,
+                 credentials: Credentials | None = None, name: str | None = None):
+        host, _, port = address.rpartition(":")
+        if not host:
+            host, port = address, str(self.default_port)
+        try:
+            self.host, self.port = host, int(port)
+        except ValueError:
+            raise PermnetError(f"device address {address!r}: port is not a number") from None
+        self.timeout = float(timeout)
+        self.credentials = credentials
+        self.name = name or f"{self.host}:{self.port}"
+
+    # --- session
+    @abstractmethod
+    def open(self) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self):
+        self.open()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- state
+    @abstractmethod
+    def size(self) -> int:
+        """N, the number of ingress (= egress) ports of the device."""
+
+    @abstractmethod
+    def read(self) -> np.ndarray:
+        """The live state as a plane of length ``size()``."""
+
+    @abstractmethod
+    def connect(self, pairs: list[tuple[int, int]]) -> None:
+        """Add cross-connects (0-based ingress, 0-based egress)."""
+
+    @abstractmethod
+    def disconnect(self, ingresses: list[int]) -> None:
+        """Remove the cross-connects of these 0-based ingress ports."""
+
+    def fail(self, what: str) -> DeviceError:
+        return DeviceError(f"{self.name} ({self.protocol}): {what}")
+
+
+DRIVERS: dict[str, type[Driver]] = {}
+
+
+def register(cls: type[Driver]) -> type[Driver]:
+    """Class decorator: make a driver available by its protocol name."""
+    DRIVERS[cls.protocol] = cls
+    return cls
+
+
+def open_driver(protocol: str, address: str, **kw) -> Driver:
+    """A driver for ``protocol`` (imports the protocol modules on first use)."""
+    from permnet.ocs import protocols  # noqa: F401  (registers every driver)
+    if protocol not in DRIVERS:
+        raise PermnetError(f"unknown protocol {protocol!r}; choose from {', '.join(sorted(DRIVERS))}")
+    return DRIVERS[protocol](address, **kw)
