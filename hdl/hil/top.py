@@ -1,0 +1,310 @@
+"""The HIL top level: the bridge, the register blocks and the datapaths.
+
+``HilTop(design, ...)`` instantiates, through their public ports only, a
+:class:`~permnet.hdl.crossbar.CrossbarPlane` (``design="crossbar"``), a
+:class:`~permnet.hdl.benes.BenesNetwork` (``"benes"``), an LDI next-hop unit
+(``"nexthop"``: closed form where M = S^(h-1) G, else the table unit) or all
+three (``"all"``), each behind the register block of
+:mod:`permnet.gen.hil.regmap`, with PRBS banks on the datapaths.
+
+The host side is a byte stream (``rx``/``tx``, ``lib.stream`` of 8 bits:
+what the Verilator build bridges to TCP) or, with ``uart_divisor``, the
+pins ``uart_rx``/``uart_tx`` of the in-tree 8N1 UART PHY.
+
+Read-back is through the datapath, not a copy of what was written: in tag
+mode ingress k carries k + 1 (the data width must hold the port count), so
+what an egress delivers names the ingress the *active* configuration
+connects to it (0: none).  For a TDM crossbar the capture is restricted to
+one slot (``o_data`` is registered: a word out in cycle t left the
+multiplexers in cycle t-1, under the slot shown then).
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth.lib.wiring import In, Out
+
+from permnet.gen.errors import require
+from permnet.gen.hil import regmap as R
+from permnet.gen.topologies import ldi
+from permnet.hdl.benes import BenesNetwork
+from permnet.hdl.crossbar import DUR_BITS, CrossbarPlane
+from permnet.hdl.datapath import bits
+from permnet.hdl.hil.bridge import StreamBridge
+from permnet.hdl.hil.prbs import PrbsBank
+from permnet.hdl.hil.uart import UartRx, UartTx
+from permnet.hdl.nexthop import LdiNextHop, LdiNextHopTable
+
+__all__ = ["HilTop", "DESIGNS", "generated", "register_map_text"]
+
+DESIGNS = ("crossbar", "benes", "nexthop", "all")
+RX_FIFO_DEPTH = 32   # UART mode: bytes received while an answer is being sent
+
+
+def _block(name):
+    return R.BASES[name] >> 12
+
+
+class HilTop(wiring.Component):
+    def __init__(self, design: str = "crossbar", *, ports: int = 8, width: int = 8, slots: int = 1,
+                 size: int = 8, network: str = "benes", pipeline_mask: int = 0, M: int = 18, S: int = 3,
+                 nh_pipeline: int = 2, framed: bool = True, idle_timeout: int = 1 << 16,
+                 uart_divisor: int | None = None):
+        require(design in DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(DESIGNS)}")
+        self.design = design
+        self.has_xbar = design in ("crossbar", "all")
+        self.has_benes = design in ("benes", "all")
+        self.has_nh = design in ("nexthop", "all")
+        require(isinstance(width, int) and 1 <= width <= 32, f"data width must be 1..32, got {width}")
+        self.width = width
+        self.ports, self.slots, self.size = ports, slots, size
+        if self.has_xbar:
+            require(isinstance(ports, int) and 2 <= ports <= R.MAX_PORTS, f"ports must be 2..{R.MAX_PORTS}")
+            require(isinstance(slots, int) and 1 <= slots <= 255, "slots must be 1..255")
+            require(bits(ports) <= width, f"tag read-back needs a data width >= {bits(ports)} bits for "
+                    f"{ports} ports, got {width}")
+            self.xbar = CrossbarPlane(ports, width, slots=slots)
+        if self.has_benes:
+            require(isinstance(size, int) and 2 <= size <= R.MAX_PORTS, f"size must be 2..{R.MAX_PORTS}")
+            require(bits(size) <= width, f"tag read-back needs a data width >= {bits(size)} bits for "
+                    f"{size} ports, got {width}")
+            self.benes = BenesNetwork(size, width, network=network, pipeline_mask=pipeline_mask)
+            self.word_chunks = (self.benes.word_bits + 31) // 32
+        if self.has_nh:
+            ldi.check_params(M, S)
+            require(M <= 1 << 16, f"the probe registers hold node numbers below 65536, got M={M}")
+            self.M, self.S = M, S
+            form = ldi.melhem_form(M, S)
+            self.nh_table = form is None
+            self.nh_h = form[0] if form else 0
+            self.nh = (LdiNextHopTable(M, S, pipeline=nh_pipeline) if self.nh_table
+                       else LdiNextHop(M, S, pipeline=nh_pipeline))
+        self.framed, self.uart_divisor = framed, uart_divisor
+        require(uart_divisor is None or idle_timeout >= 20 * uart_divisor,
+                f"the idle time-out ({idle_timeout} cycles) must span at least two UART characters "
+                f"({20 * (uart_divisor or 0)} cycles)")
+        self.bridge = StreamBridge(framed=framed, idle_timeout=idle_timeout)
+        if uart_divisor is None:
+            members = {"rx": In(stream.Signature(8)), "tx": Out(stream.Signature(8))}
+        else:
+            self.uart_rx_phy, self.uart_tx_phy = UartRx(uart_divisor), UartTx(uart_divisor)
+            members = {"uart_rx": In(1, init=1), "uart_tx": Out(1, init=1)}
+        super().__init__(members)
+
+    def design_bits(self) -> int:
+        b = R.DESIGN_BITS
+        return ((self.has_xbar << b["crossbar"]) | (self.has_benes << b["benes"]) | (self.has_nh << b["nexthop"])
+                | (self.framed << b["framed"]) | ((self.uart_divisor is not None) << b["uart"]))
+
+    def registers(self):
+        return R.registers(self.design, ports=self.ports, slots=self.slots, size=self.size,
+                           stages=self.benes.stages if self.has_benes else 0,
+                           word_chunks=self.word_chunks if self.has_benes else 1)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.bridge = br = self.bridge
+        if self.uart_divisor is None:
+            wiring.connect(m, wiring.flipped(self.rx), br.i_bytes)
+            wiring.connect(m, br.o_bytes, wiring.flipped(self.tx))
+        else:
+            m.submodules.uart_rx = urx = self.uart_rx_phy
+            m.submodules.uart_tx = utx = self.uart_tx_phy
+            m.d.comb += [urx.i_rx.eq(self.uart_rx), self.uart_tx.eq(utx.o_tx)]
+            # a request may arrive while the previous answer is still being sent
+            m.submodules.rx_fifo = fifo = SyncFIFOBuffered(width=8, depth=RX_FIFO_DEPTH)
+            m.d.comb += [fifo.w_data.eq(urx.o_data.payload), fifo.w_en.eq(urx.o_data.valid),
+                         urx.o_data.ready.eq(fifo.w_rdy),
+                         br.i_bytes.payload.eq(fifo.r_data), br.i_bytes.valid.eq(fifo.r_rdy),
+                         fifo.r_en.eq(br.i_bytes.ready)]
+            wiring.connect(m, br.o_bytes, utx.i_data)
+
+        addr, we, re, wdata = br.bus_addr, br.bus_we, br.bus_re, br.bus_wdata
+        block = Signal(4)
+        off = Signal(12)
+        inrange = Signal()
+        m.d.comb += [block.eq(addr[12:16]), off.eq(addr[:12]), inrange.eq(addr[16:] == 0)]
+        rdata = Signal(32)           # registered read data of the blocks kept here
+        src = Signal(2)              # 0: rdata, 1: crossbar PRBS, 2: Beneš PRBS
+        rd_x = rd_b = None
+
+        def is_block(name):
+            return inrange & (block == _block(name))
+
+        def read(cases: dict, arrays=()):
+            """Registered reads of the block being decoded (offset -> value)."""
+            with m.Switch(off):
+                for o, v in cases.items():
+                    with m.Case(o):
+                        m.d.sync += rdata.eq(v)
+            for base, values in arrays:
+                arr = Array(values)
+                with m.If((off >= base) & (off < base + len(values))):
+                    m.d.sync += rdata.eq(arr[(off - base)[:bits(len(values))]])
+
+        # --- sys ---
+        scratch = Signal(32)
+        cycles = Signal(32)
+        m.d.sync += cycles.eq(cycles + 1)
+        with m.If(we & is_block("sys") & (off == 0x003)):
+            m.d.sync += scratch.eq(wdata)
+        with m.If(re):
+            m.d.sync += [rdata.eq(0), src.eq(0)]
+            with m.If(is_block("sys")):
+                read({0x000: R.ID, 0x001: R.VERSION, 0x002: self.design_bits(), 0x003: scratch, 0x004: cycles,
+                      0x005: Cat(br.o_crc_errors, br.o_timeouts)})
+
+        def prbs_bank(name, ports, latency):
+            bank = PrbsBank(ports, self.width, latency)
+            m.submodules[name] = bank
+            sel = is_block(name)
+            m.d.comb += [bank.addr.eq(off), bank.we.eq(we & sel), bank.re.eq(re & sel), bank.wdata.eq(wdata)]
+            return bank, sel
+
+        def tags(n):
+            return Cat(*[Const(k + 1, self.width) for k in range(n)])
+
+        # --- crossbar ---
+        if self.has_xbar:
+            N, W, K = self.ports, self.width, self.slots
+            m.submodules.xbar = xb = self.xbar
+            bank, sel_p = prbs_bank("xbar_prbs", N, 1)
+            rd_x = (bank, sel_p)
+            ib = bits(N - 1)
+            tag_mode, rb_slot = Signal(), Signal(8)
+            commits, accepted = Signal(16), Signal(16)
+            cfg_pending, cfg_word = Signal(), Signal(ib + 1)
+            sel = is_block("xbar")
+            m.d.comb += xb.cfg.payload.eq(cfg_word)
+            m.d.comb += xb.cfg.valid.eq(cfg_pending)
+            with m.If(xb.cfg.valid & xb.cfg.ready):
+                m.d.sync += [cfg_pending.eq(0), accepted.eq(accepted + 1)]
+            if K > 1:
+                dur_pending, dur_word = Signal(), Signal(DUR_BITS)
+                m.d.comb += [xb.dur.payload.eq(dur_word), xb.dur.valid.eq(dur_pending)]
+                with m.If(xb.dur.valid & xb.dur.ready):
+                    m.d.sync += [dur_pending.eq(0), accepted.eq(accepted + 1)]
+            with m.If(we & sel):
+                with m.If(off == 0x001):
+                    m.d.comb += xb.commit.eq(wdata[0])
+                    with m.If(wdata[0] & xb.o_loaded):
+                        m.d.sync += [commits.eq(commits + 1), accepted.eq(0)]
+                with m.If(off == 0x003):
+                    m.d.sync += [tag_mode.eq(wdata[0]), rb_slot.eq(wdata[8:16])]
+                with m.If(off[8:] == 0x1):
+                    m.d.sync += [cfg_pending.eq(1), cfg_word.eq(Cat(wdata[:ib], wdata[31]))]
+                if K > 1:
+                    with m.If(off[8:] == 0x2):
+                        m.d.sync += [dur_pending.eq(1), dur_word.eq(wdata)]
+            m.d.comb += xb.i_data.eq(Mux(tag_mode, tags(N), bank.o_ingress))
+            m.d.comb += bank.i_egress.eq(xb.o_data)
+            prev_slot, tag_d = Signal.like(xb.o_slot), Signal()
+            m.d.sync += [prev_slot.eq(xb.o_slot), tag_d.eq(tag_mode)]
+            rb = [Signal(W, name=f"xrb{e}") for e in range(N)]
+            captured = Signal()
+            with m.If(tag_d & (prev_slot == rb_slot)):
+                m.d.sync += [rb[e].eq(xb.o_data[e * W:(e + 1) * W]) for e in range(N)]
+                m.d.sync += captured.eq(1)
+            with m.If(we & sel & (off == 0x003)):
+                m.d.sync += captured.eq(0)
+            with m.If(re & sel):
+                ctrl = Cat(xb.o_loaded, Const(0, 7), xb.o_slot, Const(0, 8 - len(xb.o_slot)), commits)
+                read({0x000: N | (K << 16) | (W << 24), 0x001: ctrl,
+                      0x002: accepted, 0x003: Cat(tag_mode, captured, Const(0, 6), rb_slot)},
+                     [(0x400, rb)])
+
+        # --- Beneš ---
+        if self.has_benes:
+            N, W = self.size, self.width
+            m.submodules.benes = bn = self.benes
+            bank, sel_p = prbs_bank("benes_prbs", N, bn.latency)
+            rd_b = (bank, sel_p)
+            sel = is_block("benes")
+            tag_mode = Signal()
+            commits, accepted = Signal(16), Signal(16)
+            chunks = [Signal(32, name=f"bchunk{c}") for c in range(self.word_chunks)]
+            pending = Signal()
+            word = Signal(bn.word_bits)
+            m.d.comb += [bn.cfg.payload.eq(word), bn.cfg.valid.eq(pending)]
+            with m.If(bn.cfg.valid & bn.cfg.ready):
+                m.d.sync += [pending.eq(0), accepted.eq(accepted + 1)]
+            with m.If(we & sel):
+                with m.If(off == 0x001):
+                    m.d.comb += bn.commit.eq(wdata[0])
+                    with m.If(wdata[0] & bn.o_loaded):
+                        m.d.sync += [commits.eq(commits + 1), accepted.eq(0)]
+                with m.If(off == 0x003):
+                    m.d.sync += tag_mode.eq(wdata[0])
+                for c in range(self.word_chunks):
+                    with m.If(off == 0x010 + c):
+                        m.d.sync += chunks[c].eq(wdata)
+                with m.If(off == 0x020):
+                    m.d.sync += [pending.eq(1), word.eq(Cat(*chunks)[:bn.word_bits])]
+            m.d.comb += bn.i_data.eq(Mux(tag_mode, tags(N), bank.o_ingress))
+            m.d.comb += bank.i_egress.eq(bn.o_data)
+            rb = [Signal(W, name=f"brb{p}") for p in range(N)]
+            with m.If(tag_mode):
+                m.d.sync += [rb[p].eq(bn.o_data[p * W:(p + 1) * W]) for p in range(N)]
+            with m.If(re & sel):
+                read({0x000: N | (bn.stages << 16) | (W << 24), 0x001: Cat(bn.o_loaded, Const(0, 15), commits),
+                      0x002: accepted, 0x003: tag_mode,
+                      0x004: int(bn.network == "waksman") | (bn.latency << 8)}
+                     | {0x010 + c: chunks[c] for c in range(self.word_chunks)},
+                     [(0x400, rb)])
+
+        # --- next hop ---
+        if self.has_nh:
+            m.submodules.nexthop = nh = self.nh
+            sel = is_block("nexthop")
+            hop, result = Signal(8), Signal(32)
+            with m.If(we & sel):
+                with m.If(off == 0x001):
+                    m.d.comb += [nh.i_valid.eq(1), nh.i_node.eq(wdata[:16]), nh.i_dest.eq(wdata[16:]),
+                                 nh.i_hop.eq(hop)]
+                    m.d.sync += result.eq(0)
+                with m.If(off == 0x002):
+                    m.d.sync += hop.eq(wdata)
+            with m.If(nh.o_valid):
+                m.d.sync += result.eq(Cat(nh.o_next, Const(0, 16 - len(nh.o_next)), nh.o_link,
+                                          Const(0, 15 - len(nh.o_link)), 1))
+            with m.If(re & sel):
+                read({0x000: self.M | (self.S << 16) | (self.nh_h << 24) | (int(self.nh_table) << 31),
+                      0x001: 0, 0x002: hop, 0x003: result})
+
+        # PRBS reads come from the banks' own registered data
+        if rd_x or rd_b:
+            with m.If(re):
+                if rd_x:
+                    with m.If(rd_x[1]):
+                        m.d.sync += src.eq(1)
+                if rd_b:
+                    with m.If(rd_b[1]):
+                        m.d.sync += src.eq(2)
+        out = rdata
+        if rd_x:
+            out = Mux(src == 1, rd_x[0].rdata, out)
+        if rd_b:
+            out = Mux(src == 2, rd_b[0].rdata, out)
+        m.d.comb += br.bus_rdata.eq(out)
+        return m
+
+
+def generated(design: str = "crossbar", **params):
+    """:class:`permnet.hdl.emit.Generated` for ``permnet rtl hil``."""
+    from permnet.hdl.emit import Generated
+
+    top = HilTop(design, **params)
+    shown = {"design": design, **{k: v for k, v in params.items() if v is not None}}
+    return Generated("hil", "hil_top", top, shown)
+
+
+def register_map_text(params: dict, fmt: str = "md") -> str:
+    """The register map of ``HilTop(**params)`` as Markdown (``md``) or a
+    LiteX-style ``csr.csv`` (``csv``)."""
+    require(fmt in ("md", "csv"), f"unknown register map format {fmt!r}")
+    params = dict(params)
+    top = HilTop(params.pop("design", "crossbar"), **params)
+    regs = top.registers()
+    return R.to_markdown(regs) if fmt == "md" else R.to_csv(regs)

@@ -1,0 +1,81 @@
+"""``permnet hil``: the hardware-in-the-loop model, the check, the register map."""
+
+from __future__ import annotations
+
+
+import click
+
+from permnet.cli.common import POSITIVE_FLOAT, SEED, emit_verdict
+from permnet.cli.rtl_modules import hil_options, hil_params
+
+
+@click.group()
+def hil():
+    """Hardware in the loop: a host link into the RTL (Verilator model or board)."""
+
+
+@hil.command()
+@hil_options
+@click.option("--listen", required=True, help="127.0.0.1:PORT (port 0: any free port, printed)")
+@click.option("--fault", "faults", multiple=True,
+              help="inject corrupt:N, drop:N or stall:N:MS on host byte N (repeatable)")
+@click.option("--max-seconds", type=POSITIVE_FLOAT, default=3600.0, show_default=True,
+              help="stop the model after this long")
+@click.option("--opt", type=click.Choice(["-O0", "-O1", "-O2"]), default="-O1", show_default=True,
+              help="C++ optimisation of the model")
+@click.option("--build-dir", default="build/hil-sim", show_default=True, type=click.Path(file_okay=False),
+              help="cache of built models")
+def sim(listen, faults, max_seconds, opt, build_dir, **options):
+    """Build the HIL top level with Verilator and serve its byte stream on TCP."""
+    from permnet.hdl.hil.verilator import serve
+
+    serve(listen, build_dir, hil_params(**options), faults=faults, max_seconds=max_seconds, opt=opt,
+          echo=lambda line: click.echo(line, err=True))
+
+
+@hil.command()
+@click.option("--url", required=True, help="socket://127.0.0.1:PORT, /dev/ttyUSB0, loop://")
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+              help="OCS configuration file (planes) to load")
+@click.option("--plane", type=click.IntRange(min=0), default=None, help="plane to load (default 0, or one per slot)")
+@click.option("--prbs", "prbs_words", type=click.IntRange(min=0), default=0, help="PRBS words per port (0: none)")
+@click.option("--polynomial", type=click.Choice(["7", "31"]), default="7", show_default=True)
+@click.option("--samples", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="next-hop decisions sampled when there are more than --exhaustive")
+@click.option("--exhaustive", type=click.IntRange(min=0), default=4096, show_default=True,
+              help="probe every (node, dest, hop) up to this many")
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--timeout", type=POSITIVE_FLOAT, default=1.0, show_default=True, help="seconds per answer")
+@click.option("--json", "as_json", is_flag=True)
+def run(url, config_path, plane, prbs_words, polynomial, samples, exhaustive, seed, timeout, as_json):
+    """Load, commit, read back and verify a configuration, run PRBS, probe the next hop.
+
+    Exit 0 when everything matches, 1 on a mismatch (as permnet verify), 2 on
+    unusable input or a link that does not answer."""
+    from permnet.hil.run import run as run_hil
+
+    rep = run_hil(url, config_path, plane=plane, prbs_words=prbs_words, polynomial=int(polynomial),
+                  exhaustive=exhaustive, samples=samples, seed=seed, timeout=timeout)
+    emit_verdict(rep, as_json)
+
+
+@hil.command()
+@hil_options
+@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default=None,
+              help="default: from the -o suffix, else md")
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False), help="write here instead of stdout")
+def regmap(fmt, output, **options):
+    """The register map of a HIL top level as Markdown or LiteX csr.csv."""
+    from permnet.hdl.hil.top import register_map_text
+
+    fmt = fmt or ("csv" if output and output.endswith(".csv") else "md")
+    text = register_map_text(hil_params(**options), fmt)
+    if output:
+        from permnet.fileio import atomic_write
+
+        click.echo(f"wrote {atomic_write(output, text)}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+group = hil
