@@ -1,0 +1,148 @@
+"""N:1 multiplexers hand-mapped onto ECP5 LUT4 + PFUMX + L6MUX21 cells.
+
+An ECP5 slice holds two LUT4s and a PFUMX (the "F5" 2:1 mux joining them);
+an L6MUX21 joins two PFUMX outputs of neighbouring slices.  One LUT4 is a
+2:1 mux (data A, B, select C), so
+
+* 8:1 = 4 LUT4 (2:1) + 2 PFUMX (4:1) + 1 L6MUX21 (8:1): 0.5 LUT4 per input;
+* a wider mux is a tree of such 8:1 groups whose leaves are the previous
+  level's outputs, the top level a 2:1 LUT4, a 4:1 (2 LUT4 + PFUMX) or an
+  8:1 group.  N = 16: 8 + 1 = 9 LUT4 (0.5625 per input), N = 32: 16 + 2 = 18,
+  N = 64: 32 + 4 = 36.
+
+yosys's default mapping of ``Array(...)[sel]`` builds a balanced tree of
+$_MUX_ cells and maps them with abc into LUT4s (0.83-1.31 LUT4 per input
+bit for N = 16..64), which is what :class:`CrossbarDatapath` with
+``mapped=False`` measures.  The cells are simulation primitives of yosys's
+ECP5 library, so a design using them is for synthesis only;
+:func:`mux_generic` is the same function for the Amaranth simulator.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Const, Instance, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from permnet.gen.errors import require
+from permnet.hdl.datapath import bits
+
+__all__ = ["mux_ecp5", "mux_generic", "mux_tree", "lut_mux2", "lut4_count", "CrossbarDatapath"]
+
+
+def _mux2_init() -> int:
+    """INIT of a LUT4 computing Z = C ? B : A (input index D*8 + C*4 + B*2 + A)."""
+    init = 0
+    for idx in range(16):
+        a, b, c = idx & 1, (idx >> 1) & 1, (idx >> 2) & 1
+        init |= (b if c else a) << idx
+    return init
+
+
+MUX2_INIT = _mux2_init()
+
+
+def lut_mux2(m, a, b, s, name):
+    z = Signal(name=name)
+    m.submodules[name] = Instance("LUT4", p_INIT=Const(MUX2_INIT, 16), i_A=a, i_B=b, i_C=s, i_D=Const(0, 1),
+                                  o_Z=z)
+    return z
+
+
+def _pfumx(m, lo, hi, s, name):
+    """Z = s ? hi : lo (PFUMX: Z = C0 ? ALUT : BLUT)."""
+    z = Signal(name=name)
+    m.submodules[name] = Instance("PFUMX", i_ALUT=hi, i_BLUT=lo, i_C0=s, o_Z=z)
+    return z
+
+
+def _l6mux(m, lo, hi, s, name):
+    """Z = s ? hi : lo (L6MUX21: Z = SD ? D1 : D0)."""
+    z = Signal(name=name)
+    m.submodules[name] = Instance("L6MUX21", i_D0=lo, i_D1=hi, i_SD=s, o_Z=z)
+    return z
+
+
+def _group(m, ins, sel, name):
+    """2:1, 4:1 or 8:1 of ``ins`` (len 2, 4 or 8) on select bits ``sel``."""
+    k = len(ins)
+    l1 = [lut_mux2(m, ins[2 * j], ins[2 * j + 1], sel[0], f"{name}_l{j}") for j in range(k // 2)]
+    if k == 2:
+        return l1[0]
+    l2 = [_pfumx(m, l1[2 * j], l1[2 * j + 1], sel[1], f"{name}_f{j}") for j in range(k // 4)]
+    if k == 4:
+        return l2[0]
+    return _l6mux(m, l2[0], l2[1], sel[2], f"{name}_x")
+
+
+def mux_ecp5(m, inputs, sel, name="mux"):
+    """1-bit N:1 multiplexer ``inputs[sel]`` (missing inputs read 0)."""
+    n = len(inputs)
+    require(n >= 2, "a multiplexer needs at least 2 inputs")
+    b = bits(n - 1)
+    level = list(inputs) + [Const(0, 1)] * ((1 << b) - n)
+    used = 0
+    depth = 0
+    while len(level) > 1:
+        g = min(8, len(level))
+        s = [sel[used + t] for t in range(g.bit_length() - 1)]
+        level = [_group(m, level[i:i + g], s, f"{name}_{depth}_{i // g}") for i in range(0, len(level), g)]
+        used += g.bit_length() - 1
+        depth += 1
+    return level[0]
+
+
+def mux_generic(m, inputs, sel, name="mux"):
+    """The same function in plain Amaranth (simulation, other families)."""
+    return Array(inputs)[sel]
+
+
+def mux_tree(m, inputs, sel, name="mux"):
+    """The same function as an explicit binary tree of 2:1 ``Mux`` (select
+    bit k at level k), which yosys/abc can cover with LUT4 + PFUMX + L6MUX21."""
+    level = list(inputs) + [Const(0, 1)] * ((1 << bits(len(inputs) - 1)) - len(inputs))
+    k = 0
+    while len(level) > 1:
+        level = [Mux(sel[k], level[2 * j + 1], level[2 * j]) for j in range(len(level) // 2)]
+        k += 1
+    return level[0]
+
+
+def lut4_count(n: int) -> int:
+    """LUT4s of :func:`mux_ecp5` for n inputs: N/2 per 8:1 level and so on up."""
+    count, level = 0, 1 << bits(n - 1)
+    while level > 1:
+        g = min(8, level)
+        count += (level // g) * (g // 2)
+        level //= g
+    return count
+
+
+class CrossbarDatapath(wiring.Component):
+    """The crossbar's data path alone: egress e, bit k = ``i_data`` ingress
+    ``i_sel[e]`` bit k, registered.  ``mapped``: hand-mapped ECP5 cells
+    (synthesis only) or the plain ``Array`` multiplexer yosys maps itself."""
+
+    def __init__(self, ports: int, width: int, mapped=True):
+        self.ports, self.width, self.mapped = ports, width, mapped
+        sb = bits(ports - 1)
+        super().__init__({"i_data": In(ports * width), "i_sel": In(ports * sb), "o_data": Out(ports * width)})
+
+    def elaborate(self, platform):
+        m = Module()
+        N, W = self.ports, self.width
+        sb = bits(N - 1)
+        for e in range(N):
+            sel = self.i_sel[e * sb:(e + 1) * sb]
+            for k in range(W):
+                col = [self.i_data[i * W + k] for i in range(N)]
+                if self.mapped == "tree":
+                    z = Signal(name=f"m{e}_{k}")
+                    m.d.comb += z.eq(mux_tree(m, col, sel))
+                elif self.mapped:
+                    z = mux_ecp5(m, col, sel, f"m{e}_{k}")
+                else:
+                    z = Signal(name=f"m{e}_{k}")
+                    m.d.comb += z.eq(mux_generic(m, col, sel))
+                m.d.sync += self.o_data[e * W + k].eq(z)
+        return m

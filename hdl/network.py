@@ -1,0 +1,326 @@
+"""A whole network in RTL: M routers joined through S switching planes (issue 14).
+
+The same router model as the cycle-level simulator (``permnet.sim.netsim``,
+whose docstring states it), built as registers and combinational logic so
+that it delivers the same packets at the same cycles:
+
+* per node a trace generator (a ROM of ``(cycle, dst, size, serial)`` rows in
+  cycle order, at most one row per node per cycle); a row is a packet
+  *created* at its cycle; the rows created but not yet taken are the source
+  queue;
+* ``lanes`` injection lanes; the front row moves into the lowest free lane
+  and may send its head in the same cycle;
+* per input port y and VC v a FIFO of B flits (B a power of two); a flit
+  carries ``src, dst, hop, size, idx, serial``;
+* source routing from the route-table ROM (``length[src][dst]``,
+  ``hops[src][dst][k]``), VC ``min(hop, V-1)``;
+* per output link a round-robin arbiter over the S*V input VCs and the lanes
+  (the request after the last granted one wins), output-VC ownership from
+  head to tail, credit counters (B at reset) that get a credit back the cycle
+  after the downstream FIFO pops;
+* virtual cut-through (credits for the whole packet before the head) or
+  wormhole (one credit);
+* ejection of one flit per input VC per cycle; ``tail_valid[n][k]`` /
+  ``tail_serial[n][k]`` pulse in the cycle a tail is ejected;
+* ejection checkers: with ``expected`` (the cycle after the tail of each
+  packet leaves, by serial, e.g. from the simulator) the sticky ``error``
+  output rises on any tail ejected at another cycle; ``done`` rises when
+  every packet has been delivered.
+
+The planes are wires: output y of node n is input y of node ``planes[y][n]``
+(an S-plane optical switch configured with the decomposition, Melhem eq. 3).
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import Out
+
+from permnet.gen.errors import require
+
+__all__ = ["NetworkRTL", "trace_roms", "random_trace"]
+
+
+def _bits(n: int) -> int:
+    return max(1, int(n).bit_length())
+
+
+def _tree_sum(values):
+    """Sum as a balanced tree (a long chain of additions recurses too deeply in Amaranth)."""
+    values = list(values)
+    if not values:
+        return Const(0, 1)
+    while len(values) > 1:
+        values = [values[i] + values[i + 1] if i + 1 < len(values) else values[i] for i in range(0, len(values), 2)]
+    return values[0]
+
+
+def random_trace(M: int, packets: int, span: int, max_size: int, seed: int = 0) -> list:
+    """A seeded uniform trace ``(cycle, src, dst, size)`` with at most one packet per node per cycle
+    (the RTL generators' limit) and ``src != dst``."""
+    import numpy as np
+
+    require(1 <= packets <= M * span, f"{packets} packets do not fit {M} nodes x {span} cycles (one per node per cycle)")
+    require(M >= 2 and max_size >= 1, "need >= 2 nodes and packets of >= 1 flit")
+    rng = np.random.default_rng([seed, 0x4e7])
+    slots = rng.choice(M * span, size=packets, replace=False)
+    rows = []
+    for x in sorted(int(v) for v in slots):
+        c, s = divmod(x, M)
+        d = int(rng.integers(0, M - 1))
+        rows.append((c, s, d + (d >= s), int(rng.integers(1, max_size + 1))))
+    return rows
+
+
+def trace_roms(rows, M: int):
+    """Per-node rows ``(cycle, dst, size, serial)`` from trace rows ``(cycle, src, dst, size)``
+    (serial = index in the stably cycle-sorted trace, as in the simulator)."""
+    order = sorted(range(len(rows)), key=lambda i: rows[i][0])
+    per = [[] for _ in range(M)]
+    for serial, i in enumerate(order):
+        c, s, d, z = rows[i]
+        per[s].append((c, d, z, serial))
+    for n, r in enumerate(per):
+        cycles = [c for c, *_ in r]
+        require(len(set(cycles)) == len(cycles), f"node {n}: at most one trace packet per node per cycle in RTL")
+    return per
+
+
+class NetworkRTL(wiring.Component):
+    """``planes`` (S x M lists), route ``length`` (M x M) and ``hops`` (M x M x H), the trace rows."""
+
+    def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
+                 wormhole: bool = False, cycle_bits: int = 16, expected=None):
+        self.S, self.M = len(planes), len(planes[0])
+        S, M = self.S, self.M
+        require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
+        require(vcs >= 1, "vcs must be >= 1")
+        self.planes = [[int(x) for x in row] for row in planes]
+        self.up = [[0] * M for _ in range(S)]
+        for y in range(S):
+            for u in range(M):
+                self.up[y][self.planes[y][u]] = u
+        self.length = [[int(x) for x in row] for row in length]
+        self.hops = [[[int(x) for x in col] for col in row] for row in hops]
+        self.H = max(1, max(max(r) for r in self.length))
+        self.V, self.B, self.L = vcs, buffer, lanes or S
+        self.wormhole = wormhole
+        self.roms = trace_roms(rows, M)
+        self.npk = len(rows)
+        self.cb = cycle_bits
+        self.K = S * self.V + self.L
+        self.nb = _bits(M - 1)
+        self.hb = _bits(self.H)
+        self.zb = _bits(max([z for _, _, _, z in rows] + [buffer]))
+        self.sb = _bits(max(self.npk - 1, 1))
+        self.expected = None if expected is None else [int(x) for x in expected]
+        require(self.expected is None or len(self.expected) == self.npk, "one expected cycle per packet")
+        super().__init__({"cycle": Out(cycle_bits), "delivered": Out(_bits(self.npk)), "done": Out(1),
+                          "error": Out(1)})
+        K = self.K
+        self.tail_valid = [[Signal(name=f"tail_v_{n}_{k}") for k in range(K)] for n in range(M)]
+        self.tail_serial = [[Signal(self.sb, name=f"tail_s_{n}_{k}") for k in range(K)] for n in range(M)]
+
+    def _flit(self, name):
+        return {"src": Signal(self.nb, name=f"{name}_src"), "dst": Signal(self.nb, name=f"{name}_dst"),
+                "hop": Signal(self.hb, name=f"{name}_hop"), "size": Signal(self.zb, name=f"{name}_size"),
+                "idx": Signal(self.zb, name=f"{name}_idx"), "serial": Signal(self.sb, name=f"{name}_ser")}
+
+    def elaborate(self, platform):
+        m = Module()
+        S, M, V, B, L, K, H = self.S, self.M, self.V, self.B, self.L, self.K, self.H
+        FIELDS = ("src", "dst", "hop", "size", "idx", "serial")
+        cycle = Signal(self.cb)
+        m.d.sync += cycle.eq(cycle + 1)
+        m.d.comb += self.cycle.eq(cycle)
+        rlen = Array(Const(self.length[s][d], self.hb) for s in range(M) for d in range(M))
+        rhop = Array(Const(max(self.hops[s][d][k], 0) if k < len(self.hops[s][d]) else 0, _bits(S - 1))
+                     for s in range(M) for d in range(M) for k in range(H))
+        # storage: FIFO (n, y, v) is the input VC buffer at node n, port y
+        fifo = {}
+        for n in range(M):
+            for y in range(S):
+                for v in range(V):
+                    fifo[n, y, v] = {
+                        "ent": [self._flit(f"f{n}_{y}_{v}_{i}") for i in range(B)],
+                        "head": Signal(_bits(B - 1), name=f"fh{n}_{y}_{v}"),
+                        "count": Signal(_bits(B), name=f"fc{n}_{y}_{v}"),
+                        "al": Signal(name=f"al{n}_{y}_{v}"), "out": Signal(_bits(S), name=f"ao{n}_{y}_{v}"),
+                        "ovc": Signal(_bits(V - 1), name=f"av{n}_{y}_{v}"),
+                        "pop": Signal(name=f"pop{n}_{y}_{v}"), "push": Signal(name=f"push{n}_{y}_{v}"),
+                        "pdata": self._flit(f"pd{n}_{y}_{v}")}
+        owner = {(n, y, v): Signal(name=f"own{n}_{y}_{v}") for n in range(M) for y in range(S) for v in range(V)}
+        credit = {(n, y, v): Signal(_bits(B), init=B, name=f"cr{n}_{y}_{v}")
+                  for n in range(M) for y in range(S) for v in range(V)}
+        delivered = Signal.like(self.delivered)
+        m.d.comb += [self.delivered.eq(delivered), self.done.eq(delivered == self.npk)]
+        tails_this_cycle = []
+        for n in range(M):
+            rom = self.roms[n]
+            nr = len(rom)
+            tp = Signal(_bits(nr), name=f"tp{n}")
+            rcyc = Array(Const(c, self.cb) for c, *_ in rom) if rom else Array([Const(0, self.cb)])
+            rdst = Array(Const(d, self.nb) for _, d, _, _ in rom) if rom else Array([Const(0, self.nb)])
+            rsz = Array(Const(z, self.zb) for _, _, z, _ in rom) if rom else Array([Const(1, self.zb)])
+            rser = Array(Const(s, self.sb) for *_, s in rom) if rom else Array([Const(0, self.sb)])
+            front = Signal(name=f"front{n}")
+            m.d.comb += front.eq((tp < nr) & (rcyc[tp] <= cycle))
+            # lanes (registered) and their effective state after the NIC move of this cycle
+            lane = [{"v": Signal(name=f"lv{n}_{j}"), "dst": Signal(self.nb, name=f"ld{n}_{j}"),
+                     "size": Signal(self.zb, name=f"lz{n}_{j}"), "serial": Signal(self.sb, name=f"ls{n}_{j}"),
+                     "idx": Signal(self.zb, name=f"li{n}_{j}"), "al": Signal(name=f"la{n}_{j}"),
+                     "out": Signal(_bits(S), name=f"lo{n}_{j}"), "ovc": Signal(_bits(V - 1), name=f"lc{n}_{j}")}
+                    for j in range(L)]
+            movej = [Signal(name=f"mv{n}_{j}") for j in range(L)]
+            taken = Const(0, 1)
+            for j in range(L):
+                m.d.comb += movej[j].eq(front & ~lane[j]["v"] & ~taken)
+                taken = taken | ~lane[j]["v"]
+            anymove = Signal(name=f"anymove{n}")
+            m.d.comb += anymove.eq(Cat(*movej).any())
+            with m.If(anymove):
+                m.d.sync += tp.eq(tp + 1)
+            eff = []
+            for j in range(L):
+                e = {"v": Signal(name=f"ev{n}_{j}"), "dst": Signal(self.nb, name=f"ed{n}_{j}"),
+                     "size": Signal(self.zb, name=f"ez{n}_{j}"), "serial": Signal(self.sb, name=f"es{n}_{j}"),
+                     "idx": Signal(self.zb, name=f"ei{n}_{j}"), "al": Signal(name=f"ea{n}_{j}"),
+                     "out": Signal(_bits(S), name=f"eo{n}_{j}"), "ovc": Signal(_bits(V - 1), name=f"ec{n}_{j}")}
+                with m.If(movej[j]):
+                    m.d.comb += [e["v"].eq(1), e["dst"].eq(rdst[tp]), e["size"].eq(rsz[tp]),
+                                 e["serial"].eq(rser[tp]), e["idx"].eq(0), e["al"].eq(0), e["out"].eq(0),
+                                 e["ovc"].eq(0)]
+                with m.Else():
+                    m.d.comb += [e[f].eq(lane[j][f]) for f in e]
+                eff.append(e)
+            # candidates: network VCs (y-major, v-minor), then lanes
+            cand = []
+            for k in range(K):
+                c = {f: Signal.like(self._flit("x")[f], name=f"c{n}_{k}_{f}") for f in FIELDS}
+                c.update(has=Signal(name=f"has{n}_{k}"), al=Signal(name=f"cal{n}_{k}"),
+                         out=Signal(_bits(S), name=f"cout{n}_{k}"), ovc=Signal(_bits(V - 1), name=f"covc{n}_{k}"))
+                if k < S * V:
+                    y, v = divmod(k, V)
+                    q = fifo[n, y, v]
+                    m.d.comb += [c["has"].eq(q["count"] != 0), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
+                                 c["ovc"].eq(q["ovc"])]
+                    for f in FIELDS:
+                        m.d.comb += c[f].eq(Array(ent[f] for ent in q["ent"])[q["head"]])
+                else:
+                    e = eff[k - S * V]
+                    m.d.comb += [c["has"].eq(e["v"]), c["al"].eq(e["al"]), c["out"].eq(e["out"]),
+                                 c["ovc"].eq(e["ovc"]), c["src"].eq(n), c["dst"].eq(e["dst"]), c["hop"].eq(0),
+                                 c["size"].eq(e["size"]), c["idx"].eq(e["idx"]), c["serial"].eq(e["serial"])]
+                arrived = Signal(name=f"arr{n}_{k}")
+                pair = c["src"] * M + c["dst"]
+                m.d.comb += arrived.eq(rlen[pair] == c["hop"])
+                c["eject"] = Signal(name=f"ej{n}_{k}")
+                c["new"] = Signal(name=f"new{n}_{k}")
+                c["req"] = Signal(name=f"req{n}_{k}")
+                c["wout"] = Signal(_bits(S), name=f"wo{n}_{k}")
+                c["wovc"] = Signal(_bits(V - 1), name=f"wv{n}_{k}")
+                c["tail"] = Signal(name=f"tl{n}_{k}")
+                m.d.comb += [
+                    c["tail"].eq(c["idx"] == c["size"] - 1),
+                    c["eject"].eq(c["has"] & ((~c["al"] & arrived) | (c["al"] & (c["out"] == S)))),
+                    c["new"].eq(c["has"] & ~c["al"] & ~arrived),
+                    c["req"].eq(c["new"] | (c["has"] & c["al"] & (c["out"] != S))),
+                    c["wout"].eq(Mux(c["al"], c["out"], rhop[pair * H + c["hop"]])),
+                    c["wovc"].eq(Mux(c["al"], c["ovc"], Mux(c["hop"] >= V - 1, V - 1, c["hop"]))),
+                    self.tail_valid[n][k].eq(c["eject"] & c["tail"]),
+                    self.tail_serial[n][k].eq(c["serial"]),
+                ]
+                tails_this_cycle.append(self.tail_valid[n][k])
+                cand.append(c)
+            # output arbitration, one round-robin arbiter per plane
+            sent = [Signal(name=f"sent{n}_{k}") for k in range(K)]
+            sent_terms = [[] for _ in range(K)]
+            for y in range(S):
+                rr = Signal(_bits(K - 1), init=K - 1, name=f"rr{n}_{y}")
+                elig = []
+                for k, c in enumerate(cand):
+                    own = Array(owner[n, y, v] for v in range(V))[c["wovc"]]
+                    cr = Array(credit[n, y, v] for v in range(V))[c["wovc"]]
+                    need = 1 if self.wormhole else c["size"]
+                    ok = Signal(name=f"el{n}_{y}_{k}")
+                    m.d.comb += ok.eq(c["req"] & (c["wout"] == y)
+                                      & Mux(c["new"], ~own & (cr >= need), cr >= 1))
+                    elig.append(ok)
+                lo, hi = Signal(_bits(K - 1), name=f"lo{n}_{y}"), Signal(_bits(K - 1), name=f"hi{n}_{y}")
+                anyhi = Signal(name=f"anyhi{n}_{y}")
+                gv, gk = Signal(name=f"gv{n}_{y}"), Signal(_bits(K - 1), name=f"gk{n}_{y}")
+                lo_e, hi_e = Const(0, _bits(K - 1)), Const(0, _bits(K - 1))
+                for k in reversed(range(K)):
+                    lo_e = Mux(elig[k], k, lo_e)
+                    hi_e = Mux(elig[k] & (k > rr), k, hi_e)
+                m.d.comb += [lo.eq(lo_e), hi.eq(hi_e),
+                             anyhi.eq(Cat(*[elig[k] & (k > rr) for k in range(K)]).any()),
+                             gv.eq(Cat(*elig).any()),
+                             gk.eq(Mux(anyhi, hi, lo))]
+                gsel = [Signal(name=f"g{n}_{y}_{k}") for k in range(K)]
+                for k in range(K):
+                    m.d.comb += gsel[k].eq(gv & (gk == k))
+                    sent_terms[k].append(gsel[k])
+                # the flit that crosses plane y
+                fl = {f: Signal.like(cand[0][f], name=f"x{n}_{y}_{f}") for f in FIELDS}
+                xovc = Signal(_bits(V - 1), name=f"xv{n}_{y}")
+                for k in range(K):
+                    with m.If(gsel[k]):
+                        m.d.comb += [fl[f].eq(cand[k][f]) for f in FIELDS]
+                        m.d.comb += [fl["hop"].eq(Mux(cand[k]["idx"] == 0, cand[k]["hop"] + 1, cand[k]["hop"])),
+                                     xovc.eq(cand[k]["wovc"])]
+                nd = self.planes[y][n]
+                for v in range(V):
+                    q = fifo[nd, y, v]
+                    m.d.comb += q["push"].eq(gv & (xovc == v))
+                    m.d.comb += [q["pdata"][f].eq(fl[f]) for f in FIELDS]
+                    # credits: spent on a send, returned the cycle after the downstream pop
+                    m.d.sync += credit[n, y, v].eq(credit[n, y, v] - (gv & (xovc == v)) + q["pop"])
+                    with m.If(gv & (xovc == v)):
+                        with m.If(fl["idx"] == fl["size"] - 1):
+                            m.d.sync += owner[n, y, v].eq(0)
+                        with m.Elif(fl["idx"] == 0):
+                            m.d.sync += owner[n, y, v].eq(1)
+                with m.If(gv):
+                    m.d.sync += rr.eq(gk)
+            for k in range(K):
+                m.d.comb += sent[k].eq(Cat(*sent_terms[k]).any())
+            # state updates of the candidates
+            for k, c in enumerate(cand):
+                pop = c["eject"] | sent[k]
+                if k < S * V:
+                    y, v = divmod(k, V)
+                    q = fifo[n, y, v]
+                    m.d.comb += q["pop"].eq(pop)
+                    with m.If(c["eject"]):
+                        m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(S)]
+                    with m.Elif(sent[k]):
+                        m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(c["wout"]), q["ovc"].eq(c["wovc"])]
+                else:
+                    j = k - S * V
+                    e, r = eff[j], lane[j]
+                    m.d.sync += [r[f].eq(e[f]) for f in ("dst", "size", "serial", "al", "out", "ovc")]
+                    m.d.sync += [r["v"].eq(e["v"] & ~(pop & c["tail"])), r["idx"].eq(e["idx"] + pop)]
+                    with m.If(c["eject"]):
+                        m.d.sync += [r["al"].eq(1), r["out"].eq(S)]
+                    with m.Elif(sent[k]):
+                        m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
+        # FIFO pointer and entry updates (pushes come from the upstream arbiters)
+        for (n, y, v), q in fifo.items():
+            m.d.sync += [q["head"].eq(q["head"] + q["pop"]), q["count"].eq(q["count"] + q["push"] - q["pop"])]
+            tail_at = (q["head"] + q["count"])[: _bits(B - 1)] if B > 1 else Const(0, 1)
+            for i, ent in enumerate(q["ent"]):
+                with m.If(q["push"] & (tail_at == i)):
+                    m.d.sync += [ent[f].eq(q["pdata"][f]) for f in FIELDS]
+        m.d.sync += delivered.eq(delivered + _tree_sum(tails_this_cycle))
+        # ejection checkers: a tail ejected in a cycle other than the expected one sets the sticky error
+        error = Signal()
+        m.d.comb += self.error.eq(error)
+        if self.expected is not None:
+            exp = Array(Const(x, self.cb) for x in self.expected)
+            bad = [self.tail_valid[n][k] & (exp[self.tail_serial[n][k]] != cycle + 1)
+                   for n in range(M) for k in range(K)]
+            with m.If(Cat(*bad).any()):
+                m.d.sync += error.eq(1)
+        return m

@@ -1,0 +1,66 @@
+"""``permnet netsim``: cycle-level simulation of a whole network (issue 14).
+
+Library: :func:`permnet.netsim.run` (models in :mod:`permnet.sim.netsim`).
+"""
+
+from __future__ import annotations
+
+import click
+
+from permnet.cli.common import SEED, echo_json
+
+TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imase-itoh")
+
+
+@click.command("netsim")
+@click.option("--topology", default="ldi", show_default=True,
+              help=f"one or more (comma-separated) of {', '.join(TOPOLOGIES)}")
+@click.option("--nodes", "-M", "M", type=int, default=None, help="number of nodes (required unless --config)")
+@click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
+              help="simulate the planes of an OCS configuration file instead (shortest-path routing)")
+@click.option("--degree", "-S", "S", type=int, default=None, help="degree = switching planes (not for chordal)")
+@click.option("--chords", default=None, help="chordal rings: chords per residue class")
+@click.option("--routing", type=click.Choice(["family", "shortest"]), default="family", show_default=True)
+@click.option("--traffic", default="uniform", show_default=True,
+              help="uniform, transpose, bitrev, bitcomp, shuffle, tornado, hotspot[:NODE[:FRAC]], randperm")
+@click.option("--trace", type=click.Path(dir_okay=False), default=None,
+              help="trace file of 'cycle src dst size' lines (replaces --traffic and --load)")
+@click.option("--load", default="0.1", show_default=True,
+              help="packets per node per cycle in (0,1]: one value or start:stop:step")
+@click.option("--vcs", type=int, default=None, help="virtual channels per link (default: the longest route)")
+@click.option("--buffer", type=int, default=8, show_default=True, help="flits per VC buffer")
+@click.option("--packet-size", type=int, default=4, show_default=True, help="flits per packet")
+@click.option("--switching", type=click.Choice(["vct", "wormhole"]), default="vct", show_default=True)
+@click.option("--cycles", type=int, default=2000, show_default=True, help="measurement window (cycles)")
+@click.option("--warmup", type=int, default=500, show_default=True, help="warm-up cycles")
+@click.option("--timeout", type=int, default=1000, show_default=True, help="no-progress cycles meaning deadlock")
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--refine", type=int, default=0, show_default=True,
+              help="bisection steps between the last stable and the first unstable load of a sweep")
+@click.option("--allow-deadlock", is_flag=True, help="simulate even if the VCs leave a dependency cycle")
+@click.option("-o", "--output", type=click.Path(file_okay=False), default=None,
+              help="folder for the curves: per-topology JSON and summaries, latency.png/svg")
+@click.option("--links", is_flag=True, help="per-link utilisation in the -o JSON files")
+@click.option("--json", "as_json", is_flag=True)
+def group(topology, M, config, S, chords, routing, traffic, trace, load, vcs, buffer, packet_size, switching, cycles, warmup,
+          timeout, seed, refine, allow_deadlock, output, links, as_json):
+    """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
+    from permnet.netsim import NetsimRequest, run
+    from permnet.sim.netsim import Config
+
+    req = NetsimRequest([t.strip() for t in topology.split(",") if t.strip()], M, S, traffic, load, routing, chords,
+                        trace, allow_deadlock, output, links, config, refine)
+    cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, warmup=warmup, cycles=cycles,
+                 timeout=timeout, seed=seed)
+    rep = run(req, cfg)
+    if as_json:
+        echo_json(rep.as_dict())
+        return
+    for line in rep.summaries():
+        click.echo(line)
+    for sw in rep.sweeps:
+        if len(sw.points) > 1:
+            click.echo(f"{sw.topology}: saturation = {sw.saturation} packets/node/cycle "
+                       f"(zero-load latency {sw.zero_load_latency:.4g} cycles)")
+    for f in rep.files:
+        click.echo(f"wrote {f}", err=True)

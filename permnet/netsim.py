@@ -1,0 +1,128 @@
+"""``permnet netsim`` as one library call: build the networks, check their
+virtual channels against the channel dependency graph, sweep the loads,
+write the curves (:mod:`permnet.sim.netsim`, :mod:`permnet.netsim_plot`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from permnet.gen.errors import PermnetError, require
+
+__all__ = ["NetsimRequest", "NetsimReport", "run", "build", "deadlock"]
+
+
+@dataclass
+class NetsimRequest:
+    topologies: list
+    nodes: int
+    degree: int | None
+    traffic: str = "uniform"
+    load: str = "0.1"
+    routing: str = "family"
+    chords: str | None = None
+    trace: str | None = None
+    allow_deadlock: bool = False
+    outdir: str | None = None
+    links: bool = False
+    config: str | None = None
+    refine: int = 0
+
+
+@dataclass
+class NetsimReport:
+    sweeps: list
+    single: bool
+    files: list
+
+    def as_dict(self) -> dict:
+        if self.single and len(self.sweeps) == 1:
+            return self.sweeps[0].points[0].as_dict()
+        out = [s.as_dict() for s in self.sweeps]
+        return out[0] if len(out) == 1 else {"topologies": out}
+
+    def summaries(self) -> list[str]:
+        return [p.summary() for s in self.sweeps for p in s.points]
+
+
+def build(topology: str, nodes: int | None, degree: int | None, routing: str = "family", chords=None,
+          config: str | None = None):
+    """A :class:`permnet.gen.routing.tables.Network` from a family or from an OCS
+    configuration file (any format :mod:`permnet.ocsconfig` reads; shortest-path routing)."""
+    from permnet.gen.routing import tables
+
+    if config is not None:
+        from permnet import ocsconfig
+
+        cfg = ocsconfig.read(config)
+        require(nodes is None or nodes == cfg.planes.shape[1],
+                f"--nodes {nodes} disagrees with {config} ({cfg.planes.shape[1]} ports)")
+        table = tables.from_planes(cfg.planes, routing)
+        return tables.Network(f"config {Path(config).name}", table,
+                              {"nodes": int(cfg.planes.shape[1]), "degree": int(cfg.planes.shape[0])})
+    require(nodes is not None, "--nodes is required (or --config FILE)")
+    return tables.network(topology, nodes, degree, routing, chords=chords)
+
+
+def deadlock(topology: str, nodes: int | None, degree: int | None, *, vcs: int | None = None,
+             routing: str = "family", chords=None, config: str | None = None):
+    """:func:`permnet.gen.analysis.deadlock.analyse` of a family or a configuration file."""
+    from permnet.gen.analysis.deadlock import analyse
+
+    require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
+    net = build(topology, nodes, degree, routing, chords, config)
+    return analyse(net.table, vcs, topology=net.name)
+
+
+def _check_vcs(net, config, allow: bool) -> None:
+    from permnet.gen.analysis.deadlock import analyse
+
+    H = net.table.max_hops
+    if config.vcs is None or config.vcs >= H or allow:
+        return
+    rep = analyse(net.table, config.vcs, topology=net.name)
+    require(rep.acyclic, f"{net.name}: {config.vcs} VC(s) is below what the routing needs ({H} hops); "
+                         f"channel dependency cycle {rep.cycle_text()} (--allow-deadlock runs it anyway)")
+
+
+def run(req: NetsimRequest, config) -> NetsimReport:
+    """Simulate every topology of ``req`` at every load; write ``outdir`` if asked."""
+    from permnet.fileio import atomic_dir, dumps_json, read_text, atomic_write
+    from permnet.sim import netsim
+
+    require(req.topologies, "no topology given")
+    require(0 <= req.refine <= 20, f"--refine must be 0..20 bisection steps, got {req.refine}")
+    load_list = netsim.loads(req.load) if req.trace is None else [1.0]
+    sweeps = []
+    for topo in (req.topologies if req.config is None else ["config"]):
+        net = build(topo, req.nodes, req.degree, req.routing, req.chords, req.config)
+        cfg = config.check(net.table.max_hops)
+        if req.trace is not None:
+            traffic = netsim.parse_trace(read_text(req.trace), net.table.M,
+                                         None if cfg.switching == "wormhole" else cfg.buffer, where=req.trace)
+        else:
+            traffic = netsim.pattern(req.traffic, net.table.M, cfg.seed)
+        _check_vcs(net, cfg, req.allow_deadlock)
+        sw = netsim.sweep(net, traffic, load_list, cfg, refine=req.refine if len(load_list) > 1 else 0)
+        dead = [p for p in sw.points if p.deadlock]
+        if dead:
+            p = dead[0]
+            raise netsim.NetsimDeadlock(
+                f"{net.name}: deadlock detected: no flit moved for {cfg.timeout} cycles after cycle "
+                f"{p.deadlock_cycle} with {p.in_flight} packets queued or in flight ({cfg.vcs} VC(s), load {p.load:g})")
+        sweeps.append(sw)
+    files = []
+    if req.outdir:
+        from permnet.netsim_plot import latency_throughput
+
+        with atomic_dir(req.outdir) as tmp:
+            for sw in sweeps:
+                stem = re.sub(r"[^A-Za-z0-9]+", "_", sw.topology).strip("_")
+                atomic_write(tmp / f"{stem}.json", dumps_json(
+                    {**sw.as_dict(), "points": [p.as_dict(links=req.links) for p in sw.points]}))
+                atomic_write(tmp / f"{stem}.txt", "\n".join(p.summary() for p in sw.points) + "\n")
+            latency_throughput(sweeps, tmp / "latency")
+        out = Path(req.outdir)
+        files = sorted(str(out / p.name) for p in out.iterdir())
+    return NetsimReport(sweeps, req.trace is not None or len(load_list) == 1, files)

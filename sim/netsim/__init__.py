@@ -1,0 +1,45 @@
+"""Cycle-level simulator of a network built from switching planes (issue 14).
+
+The system of Melhem (seed 000): M nodes, each a router whose S output links
+go through the S switching planes (link ``(n, y)`` reaches ``planes[y][n]``),
+packets source-routed by a :class:`permnet.gen.routing.tables.RouteTable`
+(the family's routing or BFS shortest paths).
+
+Router model (stated, one cycle per hop)
+---------------------------------------
+* Input VC buffers: each network input port has V virtual channels of B
+  flits.  Hop k of a packet uses VC ``min(k, V-1)`` (hop-indexed, Melhem
+  Section 6); with V at least the longest route the channel dependency graph
+  is acyclic (:mod:`permnet.gen.analysis.deadlock`).
+* Credit-based flow control: an output VC starts with B credits, spends one
+  per flit sent; the credit comes back the cycle after the flit leaves the
+  downstream buffer (visible one cycle later).
+* Switching: virtual cut-through (default; a head may take an output VC only
+  when no other packet owns it and it has credits for the whole packet) or
+  wormhole (credits for one flit).  An output VC is owned from the head to
+  the tail of a packet; flits of different VCs share the link flit by flit.
+* Allocation: each output link sends at most one flit per cycle, chosen
+  round-robin among the input VCs and injection lanes requesting it
+  (combined VC and switch allocation; no input-port limit).
+* A flit that arrives in cycle t may leave in cycle t + 1 at the earliest
+  (route, allocate and traverse the link in one cycle).
+* Injection: an unbounded-rate NIC moves the front packet of its source
+  queue (``queue`` packets) into one of ``lanes`` (default S) injection lanes
+  per cycle; a lane sends its packet like an input VC.  Ejection takes one
+  flit per cycle from every input VC whose packet has arrived.
+* Zero-load latency is therefore ``hops + size`` cycles (created at t, head
+  on hop 1 in cycle t, ..., head at the destination at t + hops, tail ejected
+  in cycle t + hops + size - 1, latency counted to the end of that cycle).
+* Deadlock: if packets are in flight and no flit moves for ``timeout`` cycles
+  the run stops with ``deadlock`` set (it never hangs; every run is bounded by
+  warm-up + window + drain cycles).
+
+Random numbers come from one seeded MT19937 stream; a run is a function of
+its inputs and the seed.
+"""
+
+from permnet.sim.netsim.run import Config, NetsimDeadlock, Result, Sweep, loads, simulate, sweep, zero_load_latency
+from permnet.sim.netsim.traffic import PATTERNS, Traffic, parse_trace, pattern
+
+__all__ = ["Config", "NetsimDeadlock", "Result", "Sweep", "loads", "simulate", "sweep", "zero_load_latency",
+           "PATTERNS", "Traffic", "parse_trace", "pattern"]

@@ -1,0 +1,341 @@
+"""The compiled cycle loop of the network simulator (one numba function).
+
+The model is described in :mod:`permnet.sim.netsim`; this module holds only
+the loop.  It is a single function with no calls to other compiled helpers so
+that ``simulate.py_func`` -- the same code run by CPython -- is an exact
+plain-Python reference of the same model (its random numbers are numpy's
+MT19937 stream, which numba reproduces bit for bit).
+
+Indices
+-------
+channel ``ch = (u S + y) V + v``: VC v of the link from node u through
+plane y.  The same index names the output VC at u (``owner``, ``credits``)
+and the input VC buffer at ``planes[y, u]`` (``bpkt`` ...), so a credit is
+returned to the channel a flit left.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# traffic kinds
+UNIFORM, PERMUTATION, HOTSPOT, TRACE = 0, 1, 2, 3
+# stats vector fields
+STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_done", "latency_sum", "hops_sum",
+               "accepted_packets", "accepted_flits", "dropped", "created", "delivered", "in_flight",
+               "last_progress")
+
+
+@njit(cache=True)
+def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac,
+             tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap):
+    S, M = planes.shape
+    NCH = M * S * V
+    K = S * V + lanes
+    np.random.seed(seed)
+    # packets
+    pcap = M * (qcap + lanes + S * V * B) + 1
+    psrc = np.zeros(pcap, np.int64)
+    pdst = np.zeros(pcap, np.int64)
+    psize = np.zeros(pcap, np.int64)
+    pt0 = np.zeros(pcap, np.int64)
+    phops = np.zeros(pcap, np.int64)
+    pmeas = np.zeros(pcap, np.uint8)
+    pserial = np.zeros(pcap, np.int64)
+    free = np.arange(pcap - 1, -1, -1).astype(np.int64)
+    ftop = pcap
+    # source queues and injection lanes
+    sq = np.zeros((M, qcap), np.int64)
+    sqh = np.zeros(M, np.int64)
+    sqn = np.zeros(M, np.int64)
+    lpkt = np.full((M, lanes), -1, np.int64)
+    lflit = np.zeros((M, lanes), np.int64)
+    lalloc = np.full((M, lanes), -1, np.int64)
+    lovc = np.zeros((M, lanes), np.int64)
+    nlane = np.zeros(M, np.int64)
+    # input VC buffers (indexed by channel), output VC state
+    bpkt = np.zeros((NCH, B), np.int64)
+    bflit = np.zeros((NCH, B), np.int64)
+    brdy = np.zeros((NCH, B), np.int64)
+    bhead = np.zeros(NCH, np.int64)
+    bcnt = np.zeros(NCH, np.int64)
+    valloc = np.full(NCH, -1, np.int64)
+    vovc = np.zeros(NCH, np.int64)
+    owner = np.zeros(NCH, np.uint8)
+    credits = np.full(NCH, B, np.int64)
+    cin = np.zeros(NCH, np.int64)
+    nocc = np.zeros(M, np.int64)
+    rr = np.full((M, S), K - 1, np.int64)
+    want = np.full(K, -1, np.int64)
+    wovc = np.zeros(K, np.int64)
+    wnew = np.zeros(K, np.uint8)
+    nreq = np.zeros(S, np.int64)
+    # results
+    hlen = min(max_cycles + 2, 1 << 22)      # latencies beyond the last bucket are counted in it
+    hist = np.zeros(hlen, np.int64)
+    linkflits = np.zeros(M * S, np.int64)
+    log = np.zeros((max(logcap, 1), 7), np.int64)
+    nlog = 0
+    created = 0
+    created_window = 0
+    measured = 0
+    measured_done = 0
+    lat_sum = 0
+    hops_sum = 0
+    acc_p = 0
+    acc_f = 0
+    dropped = 0
+    delivered = 0
+    last_progress = 0
+    deadlock = 0
+    tp = 0
+    ntrace = tc.size
+    t = 0
+    while t < max_cycles:
+        inwin = warmup <= t < warmup + window
+        # credits sent last cycle arrive
+        for ch in range(NCH):
+            if cin[ch] != 0:
+                credits[ch] += cin[ch]
+                cin[ch] = 0
+        # packet generation
+        if kind == TRACE:
+            while tp < ntrace and tc[tp] <= t:
+                n = ts[tp]
+                if sqn[n] == qcap or ftop == 0:
+                    dropped += 1
+                else:
+                    ftop -= 1
+                    p = free[ftop]
+                    psrc[p] = n
+                    pdst[p] = td[tp]
+                    psize[p] = tsz[tp]
+                    pt0[p] = t
+                    phops[p] = 0
+                    pmeas[p] = 1
+                    pserial[p] = created
+                    measured += 1
+                    sq[n, (sqh[n] + sqn[n]) % qcap] = p
+                    sqn[n] += 1
+                created += 1
+                tp += 1
+        else:
+            for n in range(M):
+                if np.random.random() >= rate:
+                    continue
+                if kind == UNIFORM:
+                    d = int(np.random.random() * (M - 1))
+                    if d >= n:
+                        d += 1
+                elif kind == PERMUTATION:
+                    d = dest[n]
+                else:
+                    r = np.random.random()
+                    d = int(np.random.random() * (M - 1))
+                    if d >= n:
+                        d += 1
+                    if r < hot_frac and n != hot:
+                        d = hot
+                if d == n:
+                    continue
+                if inwin:
+                    created_window += 1
+                if sqn[n] == qcap or ftop == 0:
+                    dropped += 1
+                    continue
+                ftop -= 1
+                p = free[ftop]
+                psrc[p] = n
+                pdst[p] = d
+                psize[p] = size
+                pt0[p] = t
+                phops[p] = 0
+                pmeas[p] = 1 if inwin else 0
+                pserial[p] = created
+                created += 1
+                if inwin:
+                    measured += 1
+                sq[n, (sqh[n] + sqn[n]) % qcap] = p
+                sqn[n] += 1
+        # NICs: the front packet of the source queue enters a free injection lane
+        for n in range(M):
+            if sqn[n] == 0 or nlane[n] == lanes:
+                continue
+            for j in range(lanes):
+                if lpkt[n, j] < 0:
+                    p = sq[n, sqh[n]]
+                    sqh[n] = (sqh[n] + 1) % qcap
+                    sqn[n] -= 1
+                    lpkt[n, j] = p
+                    lflit[n, j] = 0
+                    lalloc[n, j] = -1
+                    nlane[n] += 1
+                    last_progress = t
+                    break
+        # routers
+        for n in range(M):
+            if nocc[n] == 0 and nlane[n] == 0:
+                continue
+            # requests, ejection
+            for y in range(S):
+                nreq[y] = 0
+            for k in range(K):
+                want[k] = -1
+                if k < S * V:
+                    y = k // V
+                    ch = (up[y, n] * S + y) * V + (k % V)
+                    if bcnt[ch] == 0:
+                        continue
+                    pos = bhead[ch]
+                    if brdy[ch, pos] > t:
+                        continue
+                    p = bpkt[ch, pos]
+                    f = bflit[ch, pos]
+                    a = valloc[ch]
+                    ov = vovc[ch]
+                else:
+                    j = k - S * V
+                    p = lpkt[n, j]
+                    if p < 0:
+                        continue
+                    f = lflit[n, j]
+                    a = lalloc[n, j]
+                    ov = lovc[n, j]
+                if a == -1:
+                    hop = phops[p]
+                    if hop == rlen[psrc[p], pdst[p]]:
+                        a = S
+                    else:
+                        want[k] = rhops[psrc[p], pdst[p], hop]
+                        wovc[k] = min(hop, V - 1)
+                        wnew[k] = 1
+                        nreq[want[k]] += 1
+                        continue
+                if a == S:
+                    # ejection: one flit per input VC per cycle, never blocked
+                    if k < S * V:
+                        bhead[ch] = (bhead[ch] + 1) % B
+                        bcnt[ch] -= 1
+                        cin[ch] += 1
+                        nocc[n] -= 1
+                        valloc[ch] = S
+                    else:
+                        lflit[n, j] += 1
+                        lalloc[n, j] = S
+                    last_progress = t
+                    if inwin:
+                        acc_f += 1
+                    if f == psize[p] - 1:
+                        if k < S * V:
+                            valloc[ch] = -1
+                        else:
+                            lpkt[n, j] = -1
+                            lalloc[n, j] = -1
+                            nlane[n] -= 1
+                        lat = t + 1 - pt0[p]
+                        delivered += 1
+                        if inwin:
+                            acc_p += 1
+                        if pmeas[p]:
+                            measured_done += 1
+                            lat_sum += lat
+                            hops_sum += phops[p]
+                            hist[min(lat, hlen - 1)] += 1
+                        if nlog < logcap:
+                            log[nlog, 0] = pserial[p]
+                            log[nlog, 1] = psrc[p]
+                            log[nlog, 2] = pdst[p]
+                            log[nlog, 3] = pt0[p]
+                            log[nlog, 4] = t + 1
+                            log[nlog, 5] = phops[p]
+                            log[nlog, 6] = psize[p]
+                            nlog += 1
+                        free[ftop] = p
+                        ftop += 1
+                    continue
+                want[k] = a
+                wovc[k] = ov
+                wnew[k] = 0
+                nreq[a] += 1
+            # output arbitration: round robin over the requests for each plane
+            for y in range(S):
+                if nreq[y] == 0:
+                    continue
+                start = rr[n, y]
+                for i in range(1, K + 1):
+                    k = (start + i) % K
+                    if want[k] != y:
+                        continue
+                    och = (n * S + y) * V + wovc[k]
+                    if wnew[k] == 1:
+                        if owner[och] != 0:
+                            continue
+                        if k < S * V:
+                            yy = k // V
+                            ch = (up[yy, n] * S + yy) * V + (k % V)
+                            p = bpkt[ch, bhead[ch]]
+                        else:
+                            p = lpkt[n, k - S * V]
+                        need = 1 if wormhole else psize[p]
+                        if credits[och] < need:
+                            continue
+                    elif credits[och] < 1:
+                        continue
+                    # grant: move one flit from request k to channel och
+                    rr[n, y] = k
+                    if k < S * V:
+                        yy = k // V
+                        ch = (up[yy, n] * S + yy) * V + (k % V)
+                        pos = bhead[ch]
+                        p = bpkt[ch, pos]
+                        f = bflit[ch, pos]
+                        bhead[ch] = (pos + 1) % B
+                        bcnt[ch] -= 1
+                        cin[ch] += 1
+                        nocc[n] -= 1
+                        valloc[ch] = y
+                        vovc[ch] = wovc[k]
+                    else:
+                        j = k - S * V
+                        p = lpkt[n, j]
+                        f = lflit[n, j]
+                        lflit[n, j] += 1
+                        lalloc[n, j] = y
+                        lovc[n, j] = wovc[k]
+                    nd = planes[y, n]
+                    pos = (bhead[och] + bcnt[och]) % B
+                    bpkt[och, pos] = p
+                    bflit[och, pos] = f
+                    brdy[och, pos] = t + 1
+                    bcnt[och] += 1
+                    nocc[nd] += 1
+                    credits[och] -= 1
+                    if f == 0:
+                        owner[och] = 1
+                        phops[p] += 1
+                    if f == psize[p] - 1:
+                        owner[och] = 0
+                        if k < S * V:
+                            valloc[ch] = -1
+                        else:
+                            lpkt[n, j] = -1
+                            lalloc[n, j] = -1
+                            nlane[n] -= 1
+                    if inwin:
+                        linkflits[n * S + y] += 1
+                    last_progress = t
+                    break
+        t += 1
+        in_flight = pcap - ftop
+        if in_flight > 0 and t - 1 - last_progress >= timeout:
+            deadlock = 1
+            break
+        if kind == TRACE:
+            if tp >= ntrace and in_flight == 0:
+                break
+        elif t >= warmup + window and measured_done == measured:
+            break
+    stats = np.array([t, deadlock, created_window, measured, measured_done, lat_sum, hops_sum, acc_p, acc_f,
+                      dropped, created, delivered, pcap - ftop, last_progress], np.int64)
+    return stats, hist, linkflits, log[:nlog]

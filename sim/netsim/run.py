@@ -1,0 +1,260 @@
+"""Running the simulator: one load point, a load sweep, saturation.
+
+Measurement (as in BookSim): ``warmup`` cycles, then a window of ``cycles``
+cycles; packets created in the window are *measured* and the run goes on
+(still injecting) until all of them are delivered or ``drain`` more cycles
+have passed.  Latency is counted from creation (so it includes source
+queueing) to the cycle after the tail flit is ejected; accepted throughput
+is packets ejected during the window per node per cycle; offered load is
+packets created during the window per node per cycle.
+
+A load point is *stable* when every measured packet arrived, none was
+dropped by a full source queue, there was no deadlock, and accepted >= 95%
+of offered.  The saturation point of a sweep is the highest load below the
+first unstable one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from permnet.gen.errors import PermnetError, require
+from permnet.sim.netsim import kernel
+from permnet.sim.netsim.traffic import Traffic
+
+__all__ = ["Config", "Result", "Sweep", "simulate", "sweep", "loads", "zero_load_latency", "NetsimDeadlock"]
+
+
+class NetsimDeadlock(PermnetError):
+    """No flit moved for ``timeout`` cycles while packets were in the network."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Router and measurement parameters (defaults: VCT, 4-flit packets, 8-flit VC buffers)."""
+
+    vcs: int | None = None          # None: the longest route (hop-indexed VCs are then deadlock-free)
+    buffer: int = 8                 # flits per VC
+    packet_size: int = 4            # flits per packet (synthetic traffic)
+    switching: str = "vct"          # "vct" (virtual cut-through) or "wormhole"
+    lanes: int | None = None        # injection lanes per node (None: S)
+    queue: int = 256                # source-queue capacity in packets per node
+    warmup: int = 500
+    cycles: int = 2000              # measurement window
+    drain: int | None = None        # extra cycles for measured packets (None: 4 x cycles)
+    timeout: int = 1000             # no-progress cycles that mean deadlock
+    seed: int = 0
+    log: int = 0                    # keep the first `log` delivered packets (tests)
+
+    def check(self, max_hops: int) -> "Config":
+        vcs = max(max_hops, 1) if self.vcs is None else self.vcs
+        require(isinstance(vcs, int) and 1 <= vcs <= 64, f"vcs must be in 1..64, got {vcs}")
+        require(self.switching in ("vct", "wormhole"), f"switching must be vct or wormhole, got {self.switching!r}")
+        require(1 <= self.buffer <= 1024, f"buffer must be 1..1024 flits per VC, got {self.buffer}")
+        require(1 <= self.packet_size <= 1024, f"packet size must be 1..1024 flits, got {self.packet_size}")
+        require(self.switching == "wormhole" or self.packet_size <= self.buffer,
+                f"virtual cut-through needs a VC buffer ({self.buffer} flits) that holds a packet "
+                f"({self.packet_size} flits)")
+        require(self.lanes is None or 1 <= self.lanes <= 64, f"lanes must be 1..64, got {self.lanes}")
+        require(1 <= self.queue <= 1 << 16, f"queue must be 1..65536 packets, got {self.queue}")
+        require(0 <= self.warmup <= 10**7 and 1 <= self.cycles <= 10**7,
+                f"warmup must be 0..1e7 and cycles 1..1e7, got {self.warmup}, {self.cycles}")
+        require(self.timeout >= 1, f"timeout must be >= 1 cycle, got {self.timeout}")
+        from dataclasses import replace
+        return replace(self, vcs=vcs)
+
+
+@dataclass
+class Result:
+    """One load point."""
+
+    topology: str
+    traffic: str
+    load: float
+    offered: float
+    accepted: float
+    accepted_flits: float
+    latency_avg: float
+    latency_p99: float
+    hops_avg: float
+    cycles: int
+    measured: int
+    delivered: int
+    dropped: int
+    deadlock: bool
+    stable: bool
+    link_utilisation: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    log: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 7), dtype=np.int64))
+    deadlock_cycle: int = -1
+    in_flight: int = 0
+    created_total: int = 0
+    delivered_total: int = 0
+
+    def as_dict(self, links: bool = False) -> dict:
+        d = {"topology": self.topology, "traffic": self.traffic, "load": self.load, "offered": self.offered,
+             "accepted": self.accepted, "accepted_flits": self.accepted_flits, "latency_avg": self.latency_avg,
+             "latency_p99": self.latency_p99, "hops_avg": self.hops_avg, "cycles": self.cycles,
+             "measured": self.measured, "delivered": self.delivered, "dropped": self.dropped,
+             "deadlock": self.deadlock, "stable": self.stable,
+             "link_utilisation_avg": float(self.link_utilisation.mean()) if self.link_utilisation.size else 0.0,
+             "link_utilisation_max": float(self.link_utilisation.max()) if self.link_utilisation.size else 0.0}
+        if links:
+            d["link_utilisation"] = [round(float(x), 6) for x in self.link_utilisation]
+        return d
+
+    def summary(self) -> str:
+        """The closing lines in BookSim's wording."""
+        return "\n".join([
+            f"====== Traffic class 0 ({self.topology}, {self.traffic}, load {self.load:g}) ======",
+            f"Packet latency average = {self.latency_avg:.6g}",
+            f"Packet latency 99th percentile = {self.latency_p99:.6g}",
+            f"Injected packet rate average = {self.offered:.6g}",
+            f"Accepted packet rate average = {self.accepted:.6g}",
+            f"Accepted flit rate average = {self.accepted_flits:.6g}",
+            f"Hops average = {self.hops_avg:.6g}",
+            f"Total run time = {self.cycles} cycles",
+        ])
+
+
+@dataclass
+class Sweep:
+    topology: str
+    traffic: str
+    points: list
+    saturation: float | None
+    zero_load_latency: float
+
+    def as_dict(self) -> dict:
+        return {"topology": self.topology, "traffic": self.traffic, "saturation": self.saturation,
+                "zero_load_latency": self.zero_load_latency, "points": [p.as_dict() for p in self.points]}
+
+
+def loads(spec: str) -> list[float]:
+    """``0.3`` or ``start:stop:step`` (inclusive) into loads, each in (0, 1]."""
+    try:
+        parts = [float(x) for x in spec.split(":")]
+    except ValueError:
+        raise PermnetError(f"--load {spec!r}: expected a number or start:stop:step") from None
+    require(len(parts) in (1, 3), f"--load {spec!r}: expected a number or start:stop:step")
+    if len(parts) == 1:
+        out = parts
+    else:
+        a, b, s = parts
+        require(s > 0 and np.isfinite(s), f"--load {spec!r}: step must be > 0")
+        require(b >= a, f"--load {spec!r}: stop must be >= start")
+        n = int(np.floor((b - a) / s + 1e-9)) + 1
+        require(n <= 1000, f"--load {spec!r}: at most 1000 loads")
+        out = [round(a + i * s, 10) for i in range(n)]
+        out += [b] if b != out[-1] else []       # the stop value itself is checked too
+    for x in out:
+        require(np.isfinite(x) and 0 < x <= 1, f"load {x:g} is outside (0, 1] packets per node per cycle")
+    return out if len(parts) == 1 else out[:n]
+
+
+def zero_load_latency(table, size: int) -> float:
+    """Model latency with no contention, averaged over ordered pairs of distinct nodes:
+    ``hops + size`` cycles (one cycle per hop -- route, allocate and cross the link in the
+    cycle the head arrives -- then one cycle per flit to eject)."""
+    M = table.M
+    off = ~np.eye(M, dtype=bool)
+    return float(table.length[off].mean()) + size if M > 1 else float(size)
+
+
+def _percentile(hist: np.ndarray, q: float) -> float:
+    total = int(hist.sum())
+    if total == 0:
+        return float("nan")
+    idx = int(np.searchsorted(np.cumsum(hist), np.ceil(q * total)))
+    return float(idx)
+
+
+def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name: str | None = None) -> Result:
+    """Simulate one load (packets per node per cycle; ignored for a trace)."""
+    table = net.table if hasattr(net, "table") else net
+    cfg = config.check(table.max_hops)
+    S, M = table.planes.shape
+    require(traffic.kind == kernel.TRACE or (np.isfinite(load) and 0 < load <= 1),
+            f"load {load:g} is outside (0, 1] packets per node per cycle")
+    planes = np.ascontiguousarray(table.planes, dtype=np.int64)
+    up = np.empty_like(planes)
+    for y in range(S):
+        up[y, planes[y]] = np.arange(M)
+    lanes = cfg.lanes or S
+    require(M * S * cfg.vcs * cfg.buffer <= 1 << 24 and M * cfg.queue <= 1 << 24,
+            f"the simulator state would be too large: {M} nodes x {S} planes x {cfg.vcs} VCs x {cfg.buffer} flits "
+            f"and {cfg.queue}-packet source queues (at most 2^24 flit slots and 2^24 queue slots)")
+    drain = 4 * cfg.cycles if cfg.drain is None else cfg.drain
+    empty = np.zeros(0, dtype=np.int64)
+    if traffic.kind == kernel.TRACE:
+        tc, ts, td, tsz = traffic.trace
+        require(cfg.switching == "wormhole" or int(tsz.max()) <= cfg.buffer,
+                f"trace packets of {int(tsz.max())} flits do not fit {cfg.buffer}-flit VC buffers (virtual cut-through)")
+        max_cycles = int(tc.max()) + 1 + drain
+        warmup, window = 0, max_cycles           # a trace is measured from its first cycle to its last delivery
+        qcap = int(np.bincount(ts, minlength=M).max())
+    else:
+        tc = ts = td = tsz = empty
+        warmup, window, qcap = cfg.warmup, cfg.cycles, cfg.queue
+        max_cycles = warmup + window + drain
+    stats, hist, linkflits, log = kernel.simulate(
+        planes, up, table.length, table.hops, cfg.vcs, cfg.buffer,
+        cfg.switching == "wormhole", lanes, qcap, traffic.kind, traffic.dest.astype(np.int64), float(load),
+        cfg.packet_size, traffic.hot, traffic.hot_frac, tc, ts, td, tsz, warmup, window, max_cycles,
+        cfg.timeout, cfg.seed, cfg.log)
+    st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
+    done = max(st["measured_done"], 1)
+    if traffic.kind == kernel.TRACE:
+        window = max(st["cycles"], 1)
+    offered = (st["created_window"] / (M * window) if traffic.kind != kernel.TRACE
+               else st["created"] / (M * window))
+    accepted = st["accepted_packets"] / (M * window)
+    deadlock = bool(st["deadlock"])
+    stable = (not deadlock and st["measured_done"] == st["measured"] and st["dropped"] == 0
+              and accepted >= 0.95 * offered)
+    return Result(
+        topology=name or getattr(net, "name", table.method), traffic=traffic.name,
+        load=float(load) if traffic.kind != kernel.TRACE else offered, offered=offered, accepted=accepted,
+        accepted_flits=st["accepted_flits"] / (M * window),
+        latency_avg=st["latency_sum"] / done if st["measured_done"] else float("nan"),
+        latency_p99=_percentile(hist, 0.99), hops_avg=st["hops_sum"] / done if st["measured_done"] else float("nan"),
+        cycles=st["cycles"], measured=st["measured"], delivered=st["measured_done"], dropped=st["dropped"],
+        deadlock=deadlock, stable=stable, link_utilisation=linkflits / window, log=log,
+        deadlock_cycle=st["last_progress"] if deadlock else -1, in_flight=st["in_flight"],
+        created_total=st["created"], delivered_total=st["delivered"])
+
+
+def sweep(net, traffic: Traffic, load_list, config: Config = Config(), stop_after: int = 2,
+          refine: int = 0) -> Sweep:
+    """Simulate every load in turn; stop ``stop_after`` points past the first unstable one.
+    Saturation: the highest load below the first unstable point (None if the first is unstable),
+    then ``refine`` bisection steps between it and the first unstable load."""
+    table = net.table if hasattr(net, "table") else net
+    require(0 <= refine <= 20, f"refine must be 0..20 bisection steps, got {refine}")
+    points, saturation, unstable, first_bad = [], None, 0, None
+    for x in load_list:
+        r = simulate(net, traffic, x, config)
+        points.append(r)
+        if r.deadlock:
+            break
+        if r.stable and unstable == 0:
+            saturation = x
+        elif not r.stable:
+            unstable += 1
+            first_bad = x if first_bad is None else first_bad
+            if unstable > stop_after:
+                break
+    if saturation is not None and first_bad is not None and not any(p.deadlock for p in points):
+        lo, hi = saturation, first_bad
+        for _ in range(refine):
+            mid = round((lo + hi) / 2, 10)
+            r = simulate(net, traffic, mid, config)
+            points.append(r)
+            if r.deadlock:
+                break
+            lo, hi = (mid, hi) if r.stable else (lo, mid)
+        saturation = lo
+        points.sort(key=lambda p: p.load)
+    return Sweep(points[0].topology if points else "", traffic.name, points, saturation,
+                 zero_load_latency(table, config.packet_size))
