@@ -38,24 +38,51 @@ from permnet.gen.errors import require
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, weighted_distance_sum
 from permnet.gen.orp.bounds import m_opt
 
-__all__ = ["initial_graph", "anneal", "SearchResult", "search"]
+__all__ = ["fits", "initial_graph", "anneal", "SearchResult", "search"]
 
 BIG = 1 << 60
+_IDLE_CHUNKS = 50  # give up after this many chunks of steps without one valid move (tiny graphs)
+
+
+def fits(n: int, m: int, r: int) -> bool:
+    """Whether :func:`initial_graph` can build a connected graph of m switches:
+    hosts spread evenly, a ring through the switches (each needs 2 free
+    ports), or failing that a path with the fullest switches at its ends."""
+    if m < 1 or n < 1:
+        return False
+    hi = -(-n // m)
+    if hi > r:
+        return False
+    if m == 1:
+        return True
+    if m == 2:
+        return r - hi >= 1
+    if r - hi >= 2:
+        return True
+    # path: only the (up to two) switches holding hi hosts may sit at the ends
+    n_hi = n % m or m
+    return n_hi <= 2 and r - hi >= 1 and r - (hi - 1) >= 2
 
 
 def initial_graph(n: int, m: int, r: int, seed: int = 0) -> HostSwitchGraph:
-    """Hosts spread evenly, a ring through the switches, other ports paired at random."""
+    """Hosts spread evenly, a ring (or a path, Section 5's connected start)
+    through the switches, other ports paired at random."""
     check_order_radix(n, r)
     require(m >= 1, f"switches must be >= 1, got {m}")
+    require(fits(n, m, r), f"{n} hosts on {m} switches of radix {r}: no connected start graph "
+                           f"(each switch needs 2 ports for other switches, or 1 at the ends of a path)")
     rng = np.random.default_rng(seed)
     counts = np.full(m, n // m, dtype=np.int64)
     counts[: n % m] += 1
-    require(counts.max() <= r, f"{n} hosts do not fit on {m} switches of radix {r}")
     if m == 1:
         return HostSwitchGraph.from_counts(n, r, counts, [])
-    require(m == 2 or (r - counts).min() >= 2 or m <= 2,
-            f"m={m} switches of radix {r} with {n} hosts leave fewer than 2 switch ports on some switch")
-    edges = [(s, (s + 1) % m) for s in range(m)] if m > 2 else [(0, 1)]
+    if m == 2:
+        edges = [(0, 1)]
+    elif (r - counts).min() >= 2:
+        edges = [(s, (s + 1) % m) for s in range(m)]
+    else:  # a path 0 - 2 - 3 - ... - (m-1) - 1: switches 0 and 1 (the fullest) at the ends
+        order = [0] + list(range(2, m)) + [1]
+        edges = [(order[k], order[k + 1]) for k in range(m - 1)]
     free = r - counts - np.bincount(np.array(edges).reshape(-1), minlength=m)
     stubs = np.repeat(np.arange(m), np.maximum(free, 0))
     rng.shuffle(stubs)
@@ -72,9 +99,11 @@ def initial_graph(n: int, m: int, r: int, seed: int = 0) -> HostSwitchGraph:
 
 
 @njit(cache=True)
-def _energy(m, eu, ev, count):
+def _energy(m, eu, ev, count, dweight):
+    """The weighted distance sum, plus ``dweight`` per hop of host diameter
+    (0: the paper's h-ASPL; n(n-1): Graph Golf's order, diameter first)."""
     total, diam, ok = weighted_distance_sum(m, eu, ev, count)
-    return total if ok else BIG
+    return total + dweight * diam if ok else BIG
 
 
 @njit(cache=True)
@@ -126,7 +155,7 @@ def _accept(delta, temp):
 
 @njit(cache=True)
 def _run(m, r, eu, ev, count, pairs, steps, k0, k_total, t0, t1, mode, seed,
-         best_eu, best_ev, best_count, cur, best):
+         best_eu, best_ev, best_count, cur, best, dweight):
     """Run ``steps`` SA steps (global step index k0..); returns (cur, best, evaluations)."""
     np.random.seed(seed)
     inc, incn = _incidence(m, r, eu, ev)
@@ -149,7 +178,7 @@ def _run(m, r, eu, ev, count, pairs, steps, k0, k_total, t0, t1, mode, seed,
                 continue
             _set_end(eu, ev, inc, incn, e1, b, d)
             _set_end(eu, ev, inc, incn, e2, d, b)
-            new = _energy(m, eu, ev, count)
+            new = _energy(m, eu, ev, count, dweight)
             evals += 1
             if new < BIG and _accept((new - cur) / pairs, temp):
                 cur = new
@@ -168,7 +197,7 @@ def _run(m, r, eu, ev, count, pairs, steps, k0, k_total, t0, t1, mode, seed,
             _set_end(eu, ev, inc, incn, e1, b, c)
             count[c] -= 1
             count[b] += 1
-            new = _energy(m, eu, ev, count)
+            new = _energy(m, eu, ev, count, dweight)
             evals += 1
             if new < BIG and _accept((new - cur) / pairs, temp):
                 cur = new
@@ -187,7 +216,7 @@ def _run(m, r, eu, ev, count, pairs, steps, k0, k_total, t0, t1, mode, seed,
                     _set_end(eu, ev, inc, incn, e2, c, b)
                     count[b] -= 1
                     count[c] += 1
-                    new = _energy(m, eu, ev, count)
+                    new = _energy(m, eu, ev, count, dweight)
                     evals += 1
                     if new < BIG and _accept((new - cur) / pairs, temp):
                         cur = new
@@ -229,9 +258,11 @@ class SearchResult:
 
 def anneal(n: int, r: int, *, m: int | None = None, seconds: float | None = None,
            evaluations: int | None = None, seed: int = 0, mode: str = "swing", start: HostSwitchGraph | None = None,
-           t0: float = 2e-3, t1: float = 1e-6, progress=None) -> SearchResult:
+           t0: float = 2e-3, t1: float = 1e-6, progress=None, objective: str = "haspl") -> SearchResult:
     """Anneal one host-switch graph.  Budget: ``seconds`` and/or
-    ``evaluations`` (default 20 000 evaluations)."""
+    ``evaluations`` (default 20 000 evaluations).  ``objective``: ``"haspl"``
+    (the paper) or ``"golf"`` (Graph Golf's ranking: host diameter first, then
+    h-ASPL; each hop of diameter weighs as 1.0 of h-ASPL in the energy)."""
     check_order_radix(n, r)
     require(mode in ("swing", "swap"), f"mode must be swing or swap, got {mode!r}")
     if seconds is None and evaluations is None:
@@ -243,14 +274,23 @@ def anneal(n: int, r: int, *, m: int | None = None, seconds: float | None = None
     eu, ev = g.edges[:, 0].copy(), g.edges[:, 1].copy()
     count = g.counts().astype(np.int64)
     pairs = float(n * (n - 1))
-    cur = _energy(g.m, eu, ev, count)
+    require(objective in ("haspl", "golf"), f"objective must be haspl or golf, got {objective!r}")
+    dweight = pairs if objective == "golf" else 0.0
+    cur = _energy(g.m, eu, ev, count, dweight)
     require(cur < BIG, "the start graph leaves hosts disconnected")
     best = cur
     best_eu, best_ev, best_count = eu.copy(), ev.copy(), count.copy()
     modei = 1 if mode == "swing" else 0
     total_k = evaluations if evaluations is not None else 10 ** 12
-    k, evals, chunk, t_start = 0, 0, 200, time.perf_counter()
-    while True:
+    # steps between budget checks: about 0.2 s of work.  Estimated from the size, not timed, so that
+    # the random stream (reseeded per chunk) and hence an evaluation-budget run stay deterministic.
+    work = -(-int((count > 0).sum()) // 64) * (2 * len(eu) + g.m) * 5
+    chunk = int(max(1, min(200, 2e7 // max(work, 1))))
+    k, evals, t_start = 0, 0, time.perf_counter()
+    idle = 0  # consecutive chunks in which no move could even be tried
+    if g.m == 1 or len(eu) == 0:
+        idle = _IDLE_CHUNKS  # nothing to move: one switch, or no switch link
+    while idle < _IDLE_CHUNKS:
         elapsed = time.perf_counter() - t_start
         if seconds is not None and elapsed >= seconds:
             break
@@ -262,9 +302,10 @@ def anneal(n: int, r: int, *, m: int | None = None, seconds: float | None = None
         else:
             k_now, k_tot = evals, total_k
         cur, best, done = _run(g.m, r, eu, ev, count, pairs, chunk, k_now, k_tot, t0, t1, modei,
-                               (seed * 1_000_003 + k) % (2 ** 31), best_eu, best_ev, best_count, cur, best)
+                               (seed * 1_000_003 + k) % (2 ** 31), best_eu, best_ev, best_count, cur, best, dweight)
         k += chunk
         evals += done
+        idle = idle + 1 if done == 0 else 0
         if progress is not None:
             progress(evals, 2 + cur / pairs, 2 + best / pairs)
     out = HostSwitchGraph.from_counts(n, r, best_count, np.stack([best_eu, best_ev], axis=1))

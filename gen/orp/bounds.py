@@ -27,23 +27,16 @@ from __future__ import annotations
 
 import math
 
+from permnet.gen.graph.bounds import ilog_ceil
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix
 
 __all__ = ["diameter_lower_bound", "haspl_lower_bound", "continuous_moore", "moore_haspl", "m_opt", "bounds"]
 
 
-def _ilog_ceil(x: int, base: int) -> int:
-    """ceil(log_base(x)) for integers x >= 1, base >= 2, without rounding trouble."""
-    k, p = 0, 1
-    while p < x:
-        k, p = k + 1, p * base
-    return k
-
-
 def diameter_lower_bound(n: int, r: int) -> int:
     """Theorem 1."""
     check_order_radix(n, r)
-    return _ilog_ceil(n - 1, r - 1) + 1
+    return ilog_ceil(n - 1, r - 1) + 1
 
 
 def haspl_lower_bound(n: int, r: int) -> float:

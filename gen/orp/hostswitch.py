@@ -233,6 +233,8 @@ def parse_edges(text: str, name: str = "edges") -> HostSwitchGraph:
     require(re.fullmatch(r"\d+ \d+ \d+", head) is not None,
             f"{name}: line 1: expected the header 'n m r' (three integers, single spaces), got {head!r}")
     n, m, r = map(int, head.split())
+    from permnet.gen.limits import check_memory
+    check_memory(f"{name}: a host-switch graph with m={m} switches", 64 * m)
     problems: list[str] = []
     if n < 3:
         problems.append(f"n={n} < 3")
@@ -262,10 +264,20 @@ def parse_edges(text: str, name: str = "edges") -> HostSwitchGraph:
             host_links.setdefault(h, []).append(s - n)
         else:
             edges.append((u - n, v - n))
-    for h in range(n):
+    # hosts are checked in O(lines), not O(n): a header announcing 10^12 hosts costs nothing
+    missing = n - len(host_links)
+    shown_missing = 0
+    h = 0
+    while h < n and (shown_missing < 8 or h in host_links or h <= max(host_links, default=-1)):
         k = len(host_links.get(h, []))
-        if k != 1:
+        if k != 1 and (k or shown_missing < 8):
             problems.append(f"host {h} has {k} links (exactly one expected)")
+            shown_missing += k == 0
+        h += 1
+    if missing > shown_missing:
+        problems.append(f"{missing - shown_missing} more hosts have 0 links")
+    if problems:
+        _violations(name, problems)
     host_switch = np.array([host_links.get(h, [0])[0] for h in range(n)], dtype=np.int64)
     g = HostSwitchGraph(n, m, r, host_switch, np.array(edges, dtype=np.int64).reshape(-1, 2))
     if not problems:
@@ -275,9 +287,13 @@ def parse_edges(text: str, name: str = "edges") -> HostSwitchGraph:
     if not problems and not g._eval()[2]:
         problems.append("hosts are not all connected")
     if problems:
-        shown = "; ".join(problems[:8]) + (f"; ... {len(problems) - 8} more" if len(problems) > 8 else "")
-        raise PermnetError(f"{name}: {len(problems)} violation{'s' if len(problems) > 1 else ''}: {shown}")
+        _violations(name, problems)
     return g
+
+
+def _violations(name: str, problems: list[str]) -> None:
+    shown = "; ".join(problems[:8]) + (f"; ... {len(problems) - 8} more" if len(problems) > 8 else "")
+    raise PermnetError(f"{name}: {len(problems)} violation{'s' if len(problems) > 1 else ''}: {shown}")
 
 
 def read_edges(path) -> HostSwitchGraph:

@@ -38,13 +38,21 @@ from numba import njit, prange
 from permnet.gen.errors import require
 from permnet.gen.graph.metrics import _popcount
 
-__all__ = ["RingHit", "find_ring", "search", "SearchRow", "DOTY_TABLE1"]
+__all__ = ["RingHit", "find_ring", "search", "search_diameters", "SearchRow", "DOTY_TABLE1", "DOTY_TABLE2_C"]
 
 # Doty, Table 1: degree 3, diameter -> (nodes, order, chords)
 DOTY_TABLE1 = {6: (100, 5, [50, 11, 89, 21, 79]), 7: (180, 6, [153, 16, 116, 27, 64, 164]),
                8: (280, 7, [140, 101, 73, 17, 179, 207, 263]),
                9: (462, 11, [231, 37, 16, 139, 247, 425, 79, 446, 383, 215, 323]),
                10: (708, 12, [632, 685, 23, 208, 601, 107, 483, 500, 76, 225, 433, 275])}
+
+# Doty, Table 2: the chordal-ring entries (marked C) for degrees 3-6, (degree, diameter) -> nodes.
+# (6, 7) = 7090 is printed above the 7000-node search limit the text states; it is listed as printed.
+DOTY_TABLE2_C = {(3, 6): 100, (3, 7): 180, (3, 8): 280, (3, 9): 462, (3, 10): 708,
+                 (4, 3): 36, (4, 4): 92, (4, 5): 188, (4, 6): 378, (4, 7): 856, (4, 8): 1872, (4, 9): 3708,
+                 (4, 10): 7000,
+                 (5, 3): 60, (5, 4): 164, (5, 5): 400, (5, 6): 1014, (5, 7): 2604, (5, 8): 7000,
+                 (6, 3): 94, (6, 4): 284, (6, 5): 820, (6, 6): 2604, (6, 7): 7090}
 
 
 # ------------------------------------------------------------------ kernels
@@ -339,8 +347,9 @@ def find_ring(n: int, degree: int, k: int, orders, budget: int = 200_000, seed: 
     return _find(n, degree, k, orders, budget, seed, exhaustive_limit, restart_steps)[0]
 
 
-def _find(n, degree, k, orders, budget, seed, exhaustive_limit, restart_steps=4000):
-    """(ring or None, rings scored)."""
+def _find(n, degree, k, orders, budget, seed, exhaustive_limit, restart_steps=4000, deadline=None):
+    """(ring or None, rings scored).  ``deadline`` (a perf_counter value) cuts
+    the local search between batches of restarts."""
     c = degree - 2
     require(c >= 1, f"chordal rings need degree >= 3, got {degree}")
     require(not (degree % 2 and n % 2), f"degree {degree} is odd, so n must be even; n={n}")
@@ -365,7 +374,7 @@ def _find(n, degree, k, orders, budget, seed, exhaustive_limit, restart_steps=40
             continue
         batch = 64
         done = 0
-        while done < budget:
+        while done < budget and (deadline is None or time.perf_counter() < deadline):
             steps = min(restart_steps, budget - done)
             seeds = np.arange(batch, dtype=np.int64) + seed * 1_000_003 + n * 7919 + r * 104729 + done
             score, chords, ev = _local_search(n, r, c, k, allow_half, seeds, steps)
@@ -400,13 +409,17 @@ class SearchRow:
     evaluations: int
     doty: int | None = None
     failures: list = field(default_factory=list)
+    doty2: int | None = None  # Doty's Table 2 chordal-ring entry for (degree, diameter)
+    stopped_by: str = ""      # "window", "moore bound", "evaluations" (deterministic) or "seconds"
 
     def as_dict(self) -> dict:
         h = self.hit
         return {"degree": self.degree, "diameter": self.diameter, "nodes": h.n if h else None,
                 "order": h.order if h else None, "chords": h.chord_text() if h else None,
                 "method": h.method if h else None, "moore_bound": self.moore_bound, "doty_table1": self.doty,
-                "tried_up_to": self.tried_up_to, "seconds": round(self.seconds, 2), "evaluations": self.evaluations}
+                "doty_table2": self.doty2,
+                "tried_up_to": self.tried_up_to, "seconds": round(self.seconds, 2), "evaluations": self.evaluations,
+                "stopped_by": self.stopped_by}
 
 
 def undirected_moore(d: int, k: int) -> int:
@@ -416,36 +429,61 @@ def undirected_moore(d: int, k: int) -> int:
 
 def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, max_order: int = 16,
            window: int = 16, start: int | None = None, seed: int = 0, progress: bool = True,
-           exhaustive_limit: int = 100_000) -> SearchRow:
+           exhaustive_limit: int = 100_000, evaluations: int | None = None) -> SearchRow:
     """Largest n (found) with a chordal ring of ``degree`` and diameter <= k.
 
-    Walks n upwards from ``start`` (default: an eighth of the Moore bound)
-    in steps of 2 (odd degree) or 1, doubling the step (up to 16 sizes)
-    after every success; a failure after a jump walks back through the
-    sizes the jump skipped, one at a time.  It stops after ``window`` consecutive sizes without a ring, at the Moore
-    bound, or after ``seconds``.  Given the same arguments and no time cut-off, the answer is
-    deterministic."""
+    Walks n upwards from ``start`` (default: Doty's Table 2 entry when there
+    is one, else an eighth of the Moore bound) in steps of 2 (odd degree) or
+    1, doubling the step (up to 16 sizes) after every success; a failure after
+    a jump walks back through the sizes the jump skipped, one at a time.  It
+    stops after ``window`` consecutive sizes without a ring, at the Moore
+    bound, after ``evaluations`` rings scored in all, or after ``seconds``.
+
+    Determinism: everything but the wall clock is seeded, so a run that stops
+    by the window, the Moore bound or ``evaluations`` gives the same ring for
+    the same arguments on any machine and thread count.  A run cut by
+    ``seconds`` (``stopped_by == "seconds"``) depends on the machine's speed."""
     from tqdm import tqdm
 
     require(degree >= 3, f"degree must be >= 3, got {degree}")
     require(k >= 2, f"diameter must be >= 2, got {k}")
     require(1 <= max_order <= 64, f"max order must be in 1..64, got {max_order}")
+    require(seconds > 0 and budget > 0 and window > 0, "seconds, budget and window must be positive")
+    require(evaluations is None or evaluations > 0, f"evaluations must be positive, got {evaluations}")
     moore = undirected_moore(degree, k)
     step = 2 if degree % 2 else 1
-    n = start if start is not None else max(2 * k + 2, (moore // 8) // step * step)
-    n += (-n) % step
-    best, misses, evaluations = None, 0, 0
+    doty = DOTY_TABLE2_C.get((degree, k))
+    if start is None:
+        start = doty if doty is not None else max(2 * k + 2, (moore // 8) // step * step)
+    require(start >= 3, f"start must be >= 3, got {start}")
+    n = start + (-start) % step
+    best, misses, total = None, 0, 0
     t0 = time.perf_counter()
+    deadline = t0 + seconds
     bar = tqdm(total=None, desc=f"d={degree} k={k}", unit="n", disable=not progress, leave=False)
     tried, done, stride = n, set(), step
-    while n <= moore and misses < window and time.perf_counter() - t0 < seconds:
+    stopped_by = "moore bound"
+    while True:
+        if n > moore:
+            stopped_by = "moore bound"
+            break
+        if misses >= window:
+            stopped_by = "window"
+            break
+        if time.perf_counter() >= deadline:
+            stopped_by = "seconds"
+            break
+        if evaluations is not None and total >= evaluations:
+            stopped_by = "evaluations"
+            break
         if n in done:
             n += step
             continue
         done.add(n)
         orders = [r for r in range(1, max_order + 1) if n % r == 0]
-        hit, ev = _find(n, degree, k, orders, budget, seed, exhaustive_limit)
-        evaluations += ev
+        cap = budget if evaluations is None else max(1, min(budget, evaluations - total))
+        hit, ev = _find(n, degree, k, orders, cap, seed, exhaustive_limit, deadline=deadline)
+        total += ev
         tried = max(tried, n)
         bar.update(1)
         if hit is not None:
@@ -460,5 +498,25 @@ def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, m
             stride = step
         bar.set_postfix(best=best.n if best else None, n=n)
     bar.close()
-    doty = DOTY_TABLE1.get(k, (None,))[0] if degree == 3 else None
-    return SearchRow(degree, k, best, moore, tried, time.perf_counter() - t0, evaluations, doty)
+    row = SearchRow(degree, k, best, moore, tried, time.perf_counter() - t0, total,
+                    DOTY_TABLE1.get(k, (None,))[0] if degree == 3 else None)
+    row.doty2 = doty
+    row.stopped_by = stopped_by
+    return row
+
+
+def search_diameters(degree: int, ks, *, seconds: float = 120.0, budget: int = 200_000, max_order: int = 16,
+                     window: int = 16, start: int | None = None, seed: int = 0, progress: bool = True,
+                     evaluations: int | None = None) -> list[SearchRow]:
+    """:func:`search` for each diameter in increasing order.  The first size
+    tried is ``start`` if given, else Doty's Table 2 entry, else the ring found
+    for the previous diameter (a ring of diameter <= k-1 also has diameter <= k)."""
+    rows, prev = [], None
+    for k in sorted(set(ks)):
+        first = start if start is not None else (None if (degree, k) in DOTY_TABLE2_C else prev)
+        row = search(degree, k, seconds, budget, max_order, window, first, seed, progress,
+                     evaluations=evaluations)
+        rows.append(row)
+        if row.hit:
+            prev = row.hit.n
+    return rows

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import echo_json, ldi_options
+from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, ldi_options, ocs_output_options
 
 
 @click.group()
@@ -16,21 +16,46 @@ def mixed():
 @ldi_options
 @click.option("--plane", "specs", multiple=True, required=True,
               help="ring, ring-, shift:K, torus:AxB (4 planes) or a permutation file; repeatable")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="configuration file")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]), default=None)
+@click.option("-o", "--output", type=click.Path(), default=None, help="configuration file (or folder)")
+@ocs_output_options
+@click.option("--optimize", is_flag=True,
+              help="search the S-K free planes (from LDI) for the fewest average hops on the union (Section 6)")
+@click.option("--seconds", type=POSITIVE_FLOAT, default=None, help="--optimize: wall-time budget")
+@click.option("--evals", "evaluations", type=int, default=None,
+              help="--optimize: candidates scored (deterministic for a seed; default 2000 without --seconds)")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="--optimize: random seed")
 @click.option("--json", "as_json", is_flag=True)
-def mixed_ldi(M, S, specs, output, fmt, as_json):
-    """Hops of random traffic on user planes plus LDI(M,S-K)."""
+def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, output, fmt, device_ports, single_file, as_json):
+    """Hops of random traffic on user planes plus LDI(M,S-K), or plus searched planes (--optimize)."""
     from permnet import ocsconfig
+    from permnet.gen.errors import require
     from permnet.gen.topologies import ldi
     from permnet.gen.planes.mixed import mixed_network, user_permutations
 
     ldi.check_params(M, S)
+    require(optimize or (seconds is None and evaluations is None), "--seconds and --evals need --optimize")
+    if optimize:
+        require(evaluations is None or evaluations > 0, "--evals must be > 0")
+        from permnet.gen.planes.mixed_search import optimize_mixed
+
+        res = optimize_mixed(M, S, user_permutations(specs, M), seconds=seconds, evaluations=evaluations, seed=seed)
+        if output:
+            cfg = ocsconfig.OcsConfig(res.planes.tolist(), {"family": "mixed-optimized", "nodes": M, "degree": S,
+                                                            "user": "+".join(specs), "seed": seed})
+            ocsconfig.write_files(cfg, output, fmt, device_ports, single_file)
+        if as_json:
+            echo_json(res.as_dict())
+        else:
+            click.echo(f"ldi    diameter={res.ldi_diameter} avg_hops={res.ldi_avg_hops}  "
+                       f"(union with LDI({M},{S - res.user_planes}))")
+            click.echo(f"search diameter={res.diameter} avg_hops={res.avg_hops}  ({res.method}, "
+                       f"{res.evaluations} candidates, {res.seconds:.1f} s)")
+        return
     rep = mixed_network(M, S, user_permutations(specs, M))
     if output:
         cfg = ocsconfig.OcsConfig(rep["planes"], {"family": "ldi-mixed", "nodes": M, "degree": S,
                                                    "user": "+".join(specs)})
-        ocsconfig.write(cfg, output, fmt)
+        ocsconfig.write_files(cfg, output, fmt, device_ports, single_file)
     if as_json:
         echo_json({k: v for k, v in rep.items() if k != "planes"} | {"planes": rep["planes"]})
     else:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 
 import click
 
-from permnet.cli.common import echo_json, emit
-from permnet.gen.errors import PermnetError, require
+from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, emit, ocs_output_options, written
 
 
 @click.group()
@@ -32,33 +30,43 @@ def orp_bound(n, r, as_json):
 
 
 def _search_options(f):
-    f = click.option("--dask", default=None, help="run the restarts on Dask: 'local' or a scheduler address")(f)
-    f = click.option("--workers", type=int, default=1, show_default=True, help="independent restarts in parallel")(f)
-    f = click.option("--seed", type=int, default=0, show_default=True)(f)
-    f = click.option("--evals", "evaluations", type=int, default=None, help="evaluation budget per restart")(f)
-    f = click.option("--seconds", type=float, default=None, help="time budget per restart")(f)
-    f = click.option("--switches", "-m", "m", type=int, default=None, help="default: m_opt")(f)
+    f = click.option("--dask", default=None, hidden=True, help="same as --scheduler")(f)
+    f = click.option("--scheduler", default=None, metavar="ADDRESS",
+                     help="run the anneals on this Dask scheduler ('local' starts one here)")(f)
+    f = click.option("--workers", type=int, default=1, show_default=True, help="local processes")(f)
+    f = click.option("--restarts", type=int, default=None, help="anneals per switch count (default: --workers)")(f)
+    f = click.option("--seed", type=SEED, default=0, show_default=True)(f)
+    f = click.option("--evals", "evaluations", type=int, default=None,
+                     help="evaluation budget per anneal (deterministic for a seed)")(f)
+    f = click.option("--seconds", type=POSITIVE_FLOAT, default=None, help="wall-time budget of the whole search")(f)
+    f = click.option("--sweep", type=int, default=1, show_default=True,
+                     help="switch counts to try around m_opt (1: m_opt only)")(f)
+    f = click.option("--switches", "-m", "m", type=int, default=None,
+                     help="anneal at this switch count (default: the clique if it fits, else m_opt)")(f)
     return _hosts_radix(f)
 
 
 @orp.command("search")
 @_search_options
 @click.option("--mode", type=click.Choice(["swing", "swap"]), default="swing", show_default=True)
+@click.option("--objective", type=click.Choice(["haspl", "golf"]), default="haspl", show_default=True,
+              help="haspl: the paper's h-ASPL; golf: host diameter first, then h-ASPL (Graph Golf's ranking)")
 @click.option("--start", type=click.Path(dir_okay=False), default=None, help="anneal from this .edges file")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="result (.edges)")
 @click.option("--json", "as_json", is_flag=True)
-def orp_search(n, r, m, seconds, evaluations, seed, workers, dask, mode, start, output, as_json):
-    """Simulated annealing from m = m_opt (or --switches) with the 2-neighbour swing."""
+def orp_search(n, r, m, sweep, seconds, evaluations, seed, restarts, workers, scheduler, dask, mode, objective, start,
+               output, as_json):
+    """The clique where it is optimal (Section 3.2), else simulated annealing with the 2-neighbour swing
+    at m_opt (or --switches), or over --sweep switch counts."""
     from permnet.gen.orp.hostswitch import read_edges
     from permnet.gen.orp.bounds import haspl_lower_bound
-    from permnet.gen.orp.anneal import search as do_search
+    from permnet.gen.orp.sweep import sweep as do_sweep
 
     g0 = read_edges(start) if start else None
-    if seconds is None and evaluations is None:
-        evaluations = 20000
-    res = do_search(n, r, m=m, seconds=seconds, evaluations=evaluations, seed=seed, workers=workers, mode=mode,
-                    dask=dask, start=g0, show_progress=not as_json and sys.stderr.isatty())
-    res.graph.write(output)
+    res = do_sweep(n, r, m=m, sweep=sweep, seconds=seconds, evaluations=evaluations, seed=seed, workers=workers,
+                   restarts=restarts, scheduler=scheduler or dask, mode=mode, start=g0,
+                   objective=objective)
+    res.result.graph.write(output)
     emit(res.as_dict(haspl_lower_bound(n, r)), as_json, width=12)
 
 
@@ -76,28 +84,15 @@ def orp_eval(path, as_json):
 @orp.command("compare")
 @_hosts_radix
 @click.option("--seconds", type=float, default=10.0, show_default=True, help="annealing budget")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--dims", type=int, default=5, show_default=True, help="torus dimensions")
 @click.option("--json", "as_json", is_flag=True)
 def orp_compare(n, r, seconds, seed, dims, as_json):
     """Torus, dragonfly and fat-tree against the annealed graph at the same n and r (Section 6)."""
-    from permnet.gen.orp.bounds import haspl_lower_bound
-    from permnet.gen.orp.conventional import TOPOLOGIES, bisection
-    from permnet.gen.orp.anneal import search as do_search
+    from permnet.gen.orp.study import compare_conventional
 
-    rows = []
-    for name, build in TOPOLOGIES.items():
-        try:
-            g = build(n, r, dims) if name == "torus" else build(n, r)
-        except PermnetError as exc:
-            rows.append({"topology": name, "skipped": str(exc)})
-            continue
-        rows.append({"topology": name, "switches": g.m, "haspl": g.haspl(), "diameter": g.diameter(),
-                     "bisection": bisection(g, seed)})
-    res = do_search(n, r, seconds=seconds, seed=seed)
-    rows.append({"topology": "annealed (m_opt)", "switches": res.graph.m, "haspl": res.haspl,
-                 "diameter": res.diameter, "bisection": bisection(res.graph, seed)})
-    rep = {"hosts": n, "radix": r, "haspl_lb": haspl_lower_bound(n, r), "rows": rows}
+    rep = compare_conventional(n, r, seconds=seconds, seed=seed, dims=dims)
+    rows = rep["rows"]
     if as_json:
         echo_json(rep)
     else:
@@ -114,30 +109,17 @@ def orp_compare(n, r, seconds, seed, dims, as_json):
 @_hosts_radix
 @click.option("--evals", "evaluations", type=int, default=20000, show_default=True, help="per sampled m")
 @click.option("--samples", type=int, default=5, show_default=True, help="values of m to anneal")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("-o", "--output", "outdir", required=True, type=click.Path(file_okay=False))
 def orp_plot(n, r, evaluations, samples, seed, outdir):
     """h-ASPL against m (Figure 5) and the host distribution at m_opt (Figure 6)."""
     from pathlib import Path
 
-    import numpy as np
-
-    from permnet.gen.orp.bounds import m_opt
-    from permnet.gen.orp.anneal import anneal
+    from permnet.gen.orp.study import haspl_vs_m
     from permnet.plots import host_distribution, orp_haspl_vs_m
 
-    require(samples >= 1, "--samples must be >= 1")
-    mo = m_opt(n, r)
-    ms = sorted({int(x) for x in np.linspace(max(2, mo // 2), 2 * mo, samples)} | {mo})
-    results, best = {}, None
-    for m in ms:
-        try:
-            res = anneal(n, r, m=m, evaluations=evaluations, seed=seed)
-        except PermnetError:
-            continue
-        results[m] = res.haspl
-        if m == mo:
-            best = res
+    study = haspl_vs_m(n, r, evaluations=evaluations, samples=samples, seed=seed)
+    results, best, mo = study.haspl, study.best, study.m_opt
     out = Path(outdir)
     paths = orp_haspl_vs_m(n, r, results, out / f"orp_{n}_{r}_haspl_vs_m")
     if best is not None:
@@ -149,9 +131,9 @@ def orp_plot(n, r, evaluations, samples, seed, outdir):
 
 @orp.command("planes")
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]), default=None)
-def orp_planes(path, output, fmt):
+@click.option("-o", "--output", required=True, type=click.Path())
+@ocs_output_options
+def orp_planes(path, output, fmt, device_ports, single_file):
     """Switch links of an .edges file as OCS planes (one circuit per link direction)."""
     from permnet import ocsconfig
     from permnet.gen.orp.hostswitch import read_edges
@@ -160,8 +142,8 @@ def orp_planes(path, output, fmt):
     g = read_edges(path)
     planes = switch_planes(g)
     cfg = ocsconfig.OcsConfig(planes, {"family": "host-switch", "hosts": g.n, "switches": g.m, "radix": g.r})
-    ocsconfig.write(cfg, output, fmt)
-    click.echo(f"wrote {output} ({len(planes)} planes x {g.m} switch ports)", err=True)
+    paths = ocsconfig.write_files(cfg, output, fmt, device_ports, single_file)
+    click.echo(f"{written(paths)} ({len(planes)} planes x {g.m} switch ports)", err=True)
 
 
 group = orp

@@ -4,7 +4,6 @@ import itertools
 import json
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -16,6 +15,7 @@ from permnet.gen.orp.conventional import bisection, dragonfly, fat_tree, torus
 from permnet.gen.orp.planes import switch_planes
 from permnet.gen.orp.anneal import anneal, initial_graph, search
 from cli_runner import run
+from search_helpers import host_switch_stats
 
 # copies of shared/data/graphgolf (Graph Golf 2021 record files), kept with the tests
 GOLF = Path(__file__).resolve().parents[2] / "data" / "graphgolf"
@@ -59,23 +59,6 @@ def test_published_lower_bounds(nr):
     assert haspl_lower_bound(*nr) == pytest.approx(a, abs=1e-6)
 
 
-def full_graph_stats(g):
-    """Independent check: BFS on the full host + switch graph (networkx)."""
-    G = nx.MultiGraph()
-    G.add_edges_from((("h", h), ("s", s)) for h, s in enumerate(g.host_switch.tolist()))
-    G.add_edges_from((("s", a), ("s", b)) for a, b in g.edges.tolist())
-    total, diam = 0, 0
-    for h in range(g.n):
-        dist = nx.single_source_shortest_path_length(G, ("h", h))
-        for k in range(h + 1, g.n):
-            d = dist.get(("h", k))
-            if d is None:
-                return None, None
-            total += d
-            diam = max(diam, d)
-    return total / (g.n * (g.n - 1) / 2), diam
-
-
 @given(st.integers(3, 40), st.integers(3, 8), st.integers(0, 10 ** 6))
 def test_evaluator_matches_full_graph_bfs(n, r, seed):
     m = max(2, -(-n // (r - 2)))
@@ -83,7 +66,7 @@ def test_evaluator_matches_full_graph_bfs(n, r, seed):
         g = initial_graph(n, m, r, seed)
     except PermnetError:
         return
-    a, d = full_graph_stats(g)
+    a, d = host_switch_stats(g)
     if a is None:
         assert g.haspl() == float("inf")
     else:
