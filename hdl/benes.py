@@ -29,6 +29,7 @@ from amaranth.lib.wiring import In, Out
 from permnet.gen.errors import require
 from permnet.gen.routing import benes as router
 from permnet.hdl.datapath import shadow_loader
+from permnet.hdl.muxtree import lut_mux2
 
 __all__ = ["BenesNetwork", "layout"]
 
@@ -40,6 +41,14 @@ def layout(size: int, network: str = "benes"):
 
 
 class BenesNetwork(wiring.Component):
+    #: ``"ecp5"``: every switch output bit a hand-placed LUT4 2:1 multiplexer
+    #: (synthesis only: 2 LUT4 per switch per bit exactly).  yosys's default
+    #: ECP5 mapping folds the chains of 2:1 multiplexers into wide LUT5-LUT7
+    #: functions (PFUMX/L6MUX21) that duplicate shared stages: 8x8, 8 bits
+    #: takes 1081 LUT4 + 410 PFUMX + 243 L6MUX21 there against 398 LUT4 with
+    #: ``-nowidelut`` and 399 on iCE40, which has no wide functions.
+    cells = None
+
     def __init__(self, size: int, width: int, *, network: str = "benes", pipeline_mask: int = 0, init=None):
         require(isinstance(size, int) and size >= 2, f"size must be >= 2, got {size}")
         require(isinstance(width, int) and width >= 1, f"width must be >= 1, got {width}")
@@ -76,10 +85,19 @@ class BenesNetwork(wiring.Component):
             out = list(wires)
             for j, p in enumerate(self.switches[s]):
                 a, b = Signal(W, name=f"s{s}_{p}_a"), Signal(W, name=f"s{s}_{p}_b")
-                with m.If(cfg[s][j]):
-                    m.d.comb += [a.eq(wires[p + 1]), b.eq(wires[p])]
-                with m.Else():
-                    m.d.comb += [a.eq(wires[p]), b.eq(wires[p + 1])]
+                if self.cells == "ecp5":
+                    # one LUT4 per output bit (Z = C ? B : A); abc never sees
+                    # the chain, so it cannot fold stages into wide functions
+                    x = Signal(name=f"s{s}_{p}_x")
+                    m.d.comb += x.eq(cfg[s][j])
+                    for k in range(W):
+                        m.d.comb += [a[k].eq(lut_mux2(m, wires[p][k], wires[p + 1][k], x, f"s{s}_{p}_a{k}")),
+                                     b[k].eq(lut_mux2(m, wires[p + 1][k], wires[p][k], x, f"s{s}_{p}_b{k}"))]
+                else:
+                    with m.If(cfg[s][j]):
+                        m.d.comb += [a.eq(wires[p + 1]), b.eq(wires[p])]
+                    with m.Else():
+                        m.d.comb += [a.eq(wires[p]), b.eq(wires[p + 1])]
                 out[p], out[p + 1] = a, b
             if self.pipeline_mask >> s & 1:
                 regs = [Signal(W, name=f"r{s}_{k}") for k in range(N)]

