@@ -19,25 +19,17 @@ import numpy as np
 from permnet.fileio import markdown_table
 
 HERE = Path(__file__).resolve().parent
-CASES = []
+sys.path.insert(0, str(HERE))
+from baselines import cpp_benes_seconds, cpp_bfs  # noqa: E402
+from registry import CASES, best_time, case  # noqa: E402
 
 
-def case(name, target):
-    def deco(f):
-        CASES.append((name, target, f))
-        return f
-    return deco
+def load_sections() -> list:
+    """Import every ``bench/sections/*.py`` (they register cases; some define ``table``)."""
+    import importlib
 
-
-def best_time(fn, repeat=3):
-    fn()  # warm-up / JIT
-    best = float("inf")
-    out = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+    return [importlib.import_module(f"sections.{p.stem}") for p in sorted((HERE / "sections").glob("*.py"))
+            if p.stem != "__init__"]
 
 
 # ------------------------------------------------------------------ issue 2
@@ -114,25 +106,12 @@ def bench_metrics():
 
 # ------------------------------------------------------------------ issue 3
 
-def _cpp_benes_seconds(k: int) -> float:
-    """Compile (once) and run the C++ looping router; best of 3 runs."""
-    import subprocess
-    import tempfile
-
-    exe = Path(tempfile.gettempdir()) / "permnet_benes_baseline"
-    src = HERE / "benes_baseline.cpp"
-    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
-        subprocess.run(["g++", "-O2", "-march=native", "-o", str(exe), str(src)], check=True)
-    return min(float(subprocess.run([str(exe), str(k), str(seed)], capture_output=True, text=True,
-                                    check=True).stdout) for seed in (1, 2, 3))
-
-
 @case("Benes settings, random permutation N=2^20", "<= 0.5 s, on par with C++ (~0.45 s)")
 def bench_benes_pow2():
     from permnet.gen.routing import benes
     p = np.random.default_rng(1).permutation(2 ** 20)
     ours, _ = best_time(lambda: benes.route(p))
-    return ours, _cpp_benes_seconds(20), "C++ recursive looping router (g++ -O2)"
+    return ours, cpp_benes_seconds(20), "C++ recursive looping router (g++ -O2)"
 
 
 @case("Benes settings, random permutation N=10^6 (arbitrary size)", "<= 0.5 s")
@@ -140,7 +119,7 @@ def bench_benes_million():
     from permnet.gen.routing import benes
     p = np.random.default_rng(2).permutation(10 ** 6)
     ours, _ = best_time(lambda: benes.route(p))
-    return ours, _cpp_benes_seconds(20), "C++ looping router padded to 2^20"
+    return ours, cpp_benes_seconds(20), "C++ looping router padded to 2^20"
 
 
 @case("Benes settings + simulator check, N=2^20 (what `permnet benes` does)", "report")
@@ -148,7 +127,7 @@ def bench_benes_verified():
     from permnet.switching import settings
     p = np.random.default_rng(3).permutation(2 ** 20)
     ours, _ = best_time(lambda: settings(p), repeat=1)
-    return ours, _cpp_benes_seconds(20), "C++ looping router (routing only)"
+    return ours, cpp_benes_seconds(20), "C++ looping router (routing only)"
 
 
 @case("edge colouring, random 16-regular bipartite multigraph, 65536 a side", "faster than rustworkx")
@@ -238,24 +217,14 @@ def _random_regular():
 @case("diameter + avg distance, random 16-regular graph, 4096 nodes, vs compiled",
       "within 5x of a compiled bit-parallel BFS (ratio >= 0.2)")
 def bench_metrics_vs_cpp():
-    import subprocess
-    import tempfile
 
     from permnet.gen.graph.metrics import distance_stats
 
     _, g = _random_regular()
     ours, s = best_time(lambda: distance_stats(g))
-    exe = Path(tempfile.gettempdir()) / "permnet_bfs_baseline"
-    src = HERE / "bfs_baseline.cpp"
-    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
-        subprocess.run(["g++", "-O2", "-march=native", "-fopenmp", "-o", str(exe), str(src)], check=True)
-    tails, heads = g.arcs()
-    text = f"{g.n} {len(tails)}\n" + "".join(f"{a} {b}\n" for a, b in zip(tails.tolist(), heads.tolist()))
-    out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True,
-                         env={**__import__("os").environ, "OMP_NUM_THREADS": str(__import__("os").cpu_count())})
-    secs, diam, avg = out.stdout.split()
-    assert int(diam) == s.diameter and abs(float(avg) - s.avg_hops) < 1e-9
-    return ours, float(secs), "C++ bit-parallel BFS, g++ -O2 -fopenmp, all cores"
+    secs, diam, avg = cpp_bfs(g)
+    assert diam == s.diameter and abs(avg - s.avg_hops) < 1e-9
+    return ours, secs, "C++ bit-parallel BFS, g++ -O2 -fopenmp, all cores"
 
 
 @case("IP graph construction + metrics, symmetric HSN(3,Q_3), 3072 nodes", "report")
@@ -386,6 +355,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-synth", action="store_true", help="skip the synthesis comparison")
     ap.add_argument("--no-search", action="store_true", help="skip the annealing and chordal-ring searches")
     args = ap.parse_args(argv)
+    sections = load_sections()
     rows = []
     for name, target, fn in CASES:
         if args.k not in name:
@@ -398,13 +368,19 @@ def main(argv=None) -> int:
     srows = [] if args.no_synth or args.k else synth_rows()
     qrows = [] if args.no_search or args.k else search_rows()
     crows = [] if args.no_search or args.k else chordal_rows()
+    tables = [] if args.k else [t for m in sections for t in ([m.table(args)] if hasattr(m, "table") else [])
+                                + (m.tables(args) if hasattr(m, "tables") else [])]
     out = Path(args.o)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"python": sys.version.split()[0], "machine": platform.machine(), "cpus": __import__("os").cpu_count()}
     (out / "results.json").write_text(json.dumps({"meta": meta, "results": rows, "synthesis": srows, "search": qrows,
-                                                  "chordal": crows},
+                                                  "chordal": crows,
+                                                  "sections": [{"title": t, "headers": h, "rows": r}
+                                                               for t, h, r in tables]},
                                                  indent=2) + "\n")
     lines = render_markdown(rows, srows, qrows, crows)
+    for title, headers, trows in tables:
+        lines += ["", f"### {title}", ""] + markdown_table(headers, trows)
     (out / "results.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
