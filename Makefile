@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 OUT    ?= out/demo
 PYTEST_ARGS ?=
 
-.PHONY: all venv demo test test-slow bench synth clean distclean
+.PHONY: all venv demo test test-slow bench bench-records synth clean distclean
 
 all: test
 
@@ -45,3 +45,12 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# Graph Golf 2021 order/radix instances against the published graphs (not part of `make test`).
+# RECORD_SECONDS is the wall-time budget per instance (13 instances).
+RECORD_SECONDS ?= 600
+RECORD_WORKERS ?= 2
+RECORDS_OUT ?= bench/records
+
+bench-records: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/orp_records.py --seconds $(RECORD_SECONDS) --workers $(RECORD_WORKERS) -o $(RECORDS_OUT)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from permnet import ocsconfig
-from permnet.fileio import atomic_write, markdown_table, write_json
+from permnet.fileio import atomic_dir, atomic_write, markdown_table, write_json
 from permnet.gen.topologies import ldi
 from permnet.gen.planes.faults import fault_report
 from permnet.gen.planes.mixed import mixed_network, user_permutations
@@ -60,9 +60,15 @@ def _torus_spec(M: int) -> str | None:
 
 
 def run_demo(outdir, M: int = 4096, S: int = 8) -> list[Path]:
-    """Build LDI(M, S) and write its report, configurations and plots."""
+    """Build LDI(M, S) and write its report, configurations and plots into
+    ``outdir`` as a unit (a temporary folder swapped in when all is written)."""
     ldi.check_params(M, S)
-    out = Path(outdir)
+    with atomic_dir(outdir) as tmp:
+        written = _write_demo(tmp, M, S)
+    return [Path(outdir) / p.relative_to(tmp) for p in written]
+
+
+def _write_demo(out: Path, M: int, S: int) -> list[Path]:
     written: list[Path] = []
     summary = ldi_summary(M, S)
     table = _table1(M)
@@ -78,8 +84,10 @@ def run_demo(outdir, M: int = 4096, S: int = 8) -> list[Path]:
     cfg = ocsconfig.OcsConfig(p.planes, {"family": "ldi", "nodes": M, "degree": S, "plane_method": p.method},
                               schedule=ocsconfig.tdm_schedule(S, max(1, S // 2), 100.0))
     for fmt, ext in (("json", "json"), ("csv", "csv"), ("pairs", "txt"), ("polatis", "scpi"), ("sonic", "sh")):
-        written.append(ocsconfig.write(cfg, out / "config" / f"ldi_{M}_{S}.{ext}", fmt))
+        # per-switch formats: one file per switch (NAME.plane<k>.EXT), so none is pasted into the wrong switch
+        written += ocsconfig.write_files(cfg, out / "config" / f"ldi_{M}_{S}.{ext}", fmt)
     written += plot_ldi(M, S, out / "plots")
+    written += _fabric(out / "fabric", M, S, report)
     rtl_files, verification = _rtl_and_verification(M, S, p.planes, out / "rtl")
     written += rtl_files
     report["verification"] = verification
@@ -87,6 +95,30 @@ def run_demo(outdir, M: int = 4096, S: int = 8) -> list[Path]:
     written.append(atomic_write(out / "report.md", _markdown(summary, table, faults, mixed)
                                 + _verification_md(verification)))
     return written
+
+
+DEMO_INVENTORY = """\
+# The switches of the demo fabric: SONiC-managed 64-port modules (permnet fabric compile --inventory).
+[[device]]
+name = "ocs"
+model = "sonic-64"
+count = {count}
+"""
+
+
+def _fabric(out: Path, M: int, S: int, report: dict) -> list[Path]:
+    """The planes compiled onto a rack of 64-port switches (three-stage Clos
+    planes when M > 64): ``fabric/inventory.toml`` and the compiled folder
+    ``fabric/ldi/`` (fabric.json, devices/, cabling.csv, bom.md)."""
+    from permnet.fabric import Target, compile_to_dir
+
+    r = -(-M // 64)
+    count = S * (3 * r if M > 64 else 1)       # ingress, middle and egress stages per plane
+    inv = atomic_write(out / "inventory.toml", DEMO_INVENTORY.format(count=count))
+    summary = compile_to_dir(Target("ldi", M, S), inv, out / "ldi")
+    report["fabric"] = {k: summary[k] for k in ("devices_used", "cables", "max_passes", "max_loss_db")
+                        if k in summary}
+    return [inv] + sorted(p for p in (out / "ldi").rglob("*") if p.is_file())
 
 
 CROSSBAR_MAX_PORTS = 64

@@ -14,9 +14,13 @@ import sys
 import click
 
 from permnet import __version__
+from permnet.cli import deadlock, netsim
+from permnet.cli import fabric as fabric_cli
+from permnet.cli import ocs as ocs_cli
 from permnet.cli import (benes, board, butterfly, convert, demo, faults, families, mesh, mixed, orp, planes, plot,
                          route, rtl, synth, topo, verify)
-from permnet.cli.common import EXIT_BAD_INPUT
+from permnet.cli import hil
+from permnet.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED
 from permnet.gen.errors import PermnetError
 
 
@@ -29,6 +33,11 @@ def cli():
 for _module in (topo, route, planes, convert, faults, mixed, verify, benes, mesh, butterfly, rtl, synth, board, orp,
                 plot, demo):
     cli.add_command(_module.group)
+cli.add_command(fabric_cli.group)
+cli.add_command(ocs_cli.group)
+cli.add_command(hil.group)
+cli.add_command(deadlock.group)
+cli.add_command(netsim.group)
 families.register(cli, topo.group, route.group)  # the families, IP graphs, search and compare commands
 
 
@@ -39,6 +48,15 @@ def main(argv=None) -> int:
     # A module rejected by its own parameter checks is never elaborated;
     # Amaranth would warn about that at exit, after our one-line error.
     warnings.filterwarnings("ignore", message=".*created but never used")
+    import os
+    import signal
+
+    def _terminated(signum, frame):
+        # SystemExit unwinds like an exception: temporary outputs are removed.
+        raise SystemExit(128 + signum)
+
+    if threading_is_main():
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         cli.main(args=argv, prog_name="permnet", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -46,9 +64,9 @@ def main(argv=None) -> int:
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
         return 0
-    except click.exceptions.Abort:
-        click.echo("permnet: aborted", err=True)
-        return 1
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("permnet: interrupted", err=True)
+        return EXIT_INTERRUPTED
     except click.ClickException as exc:
         msg = exc.format_message().replace("\n", " ")
         click.echo(f"permnet: error: {msg}", err=True)
@@ -57,10 +75,26 @@ def main(argv=None) -> int:
         click.echo(f"permnet: error: {exc}", err=True)
         return EXIT_BAD_INPUT
     except OSError as exc:
-        click.echo(f"permnet: error: {exc.filename or ''}: {exc.strerror}", err=True)
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"permnet: error: {where}{exc.strerror or exc}", err=True)
         return EXIT_BAD_INPUT
+    except MemoryError:
+        click.echo("permnet: error: out of memory: the request is too large for this machine", err=True)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # a bug, never reported as bad input
+        if os.environ.get("PERMNET_DEBUG"):
+            raise
+        line = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+        click.echo(f"permnet: internal error: {line} (PERMNET_DEBUG=1 shows the traceback)", err=True)
+        return EXIT_INTERNAL
     return 0
 
+
+def threading_is_main() -> bool:
+    """Signal handlers can only be installed from the main thread."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -20,16 +20,17 @@ from permnet.gen.errors import require
 @click.option("--json", "as_json", is_flag=True, help="print the full description")
 def benes(perm_text, perm_file, radix, network, outdir, as_json):
     """Switch settings realising a permutation (Beneš/Waksman any N, or (n,d) network)."""
-    from permnet.fileio import write_json
-    from permnet.switching import parse_perm_text, read_perm_file, settings, write_hex
+    from permnet.fileio import atomic_dir, write_json
+    from permnet.switching import perm_array, read_perm_array, settings, write_hex
 
     require((perm_text is None) != (perm_file is None), "give exactly one of --perm and --perm-file")
-    perm = parse_perm_text(perm_text) if perm_text is not None else read_perm_file(perm_file)
+    perm = perm_array(perm_text) if perm_text is not None else read_perm_array(perm_file)
     s = settings(perm, radix, network)
-    desc = s.description() if (as_json or outdir) else None
+    desc = s.description() if as_json else None     # refused early above the explicit-size limit
     if outdir:
-        write_hex(s, outdir)
-        write_json(f"{outdir}/network.json", desc)
+        with atomic_dir(outdir) as tmp:   # the set of files replaces the folder as a unit
+            write_hex(s, tmp)
+            write_json(tmp / "network.json", desc if desc is not None else s.file_description())
     if as_json:
         echo_json(desc)
     else:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import emit
+from permnet.cli.common import SEED, emit
 from permnet.gen.errors import require
 
 
 @click.command()
 @click.option("--dims", type=int, required=True, help="d of BF(d)")
 @click.option("--perm", "perm_spec", default="bit-reversal", show_default=True, help="bit-reversal, random or a file")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def butterfly(dims, perm_spec, seed, as_json):
     """Node and link loads of a permutation on the butterfly BF(d)."""

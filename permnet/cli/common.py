@@ -8,8 +8,31 @@ import click
 
 from permnet.gen.errors import PermnetError
 
-EXIT_BAD_INPUT = 2
-EXIT_MISMATCH = 1
+EXIT_MISMATCH = 1       # only a verification that found a difference
+EXIT_BAD_INPUT = 2      # a problem the user can fix (one line on stderr)
+EXIT_INTERNAL = 3       # a bug in permnet
+EXIT_INTERRUPTED = 130  # Ctrl-C
+
+
+class FinitePositiveFloat(click.ParamType):
+    """A real number > 0 that is neither infinite nor NaN (durations, clocks)."""
+
+    name = "number > 0"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(x) or x <= 0:
+            self.fail(f"{value!r} must be a finite number > 0", param, ctx)
+        return x
+
+
+POSITIVE_FLOAT = FinitePositiveFloat()
+SEED = click.IntRange(min=0)
 
 
 def echo_json(obj) -> None:
@@ -18,6 +41,18 @@ def echo_json(obj) -> None:
     if len(text) > 20000:
         text = json.dumps(obj, sort_keys=True)
     click.echo(text)
+
+
+def emit_verdict(rep, as_json: bool) -> None:
+    """A report with ``as_dict()``, ``lines()`` and ``ok`` (verify, fabric
+    verify, hil run): JSON or its lines, then exit 1 unless it matched."""
+    if as_json:
+        echo_json(rep.as_dict())
+    else:
+        for line in rep.lines():
+            click.echo(line)
+    if not rep.ok:
+        raise SystemExit(EXIT_MISMATCH)
 
 
 def emit(rep: dict, as_json: bool, keys=None, width: int = 14) -> None:
@@ -41,6 +76,12 @@ def ints(text: str, what: str) -> list[int]:
     return out
 
 
+EXACT_OPTION = click.option(
+    "--exact/--estimate", "exact", default=None,
+    help="all-pairs metrics (exact) or an estimate from 1024 random sources with a 95% interval; "
+         "default: exact unless that would take more than about 10 s")
+
+
 def ldi_options(f):
     f = click.option("--degree", "-S", "S", type=int, required=True, help="node degree S (switching planes)")(f)
     f = click.option("--nodes", "-M", "M", type=int, required=True, help="number of nodes M")(f)
@@ -48,8 +89,33 @@ def ldi_options(f):
 
 
 def schedule_options(f):
-    f = click.option("--slot-us", type=float, default=None,
+    f = click.option("--slot-us", type=POSITIVE_FLOAT, default=None,
                      help="with --switches: duration of each time slot in microseconds")(f)
     f = click.option("--switches", type=int, default=None,
                      help="time-multiplex the planes onto this many physical switches")(f)
     return f
+
+
+
+def ocs_output_options(f):
+    """``--format`` (choices from the format registry), ``--device-ports`` and
+    ``--single-file``: the options of every command writing an OCS configuration."""
+    from permnet.formats import names
+
+    f = click.option("--single-file", is_flag=True,
+                     help="polatis/tl1/sonic: all planes in one file (default: one file per switch, "
+                          "NAME.plane<k>.EXT or DIR/plane<k>.EXT)")(f)
+    f = click.option("--device-ports", type=click.IntRange(1), default=None,
+                     help="ports of the switch the planes are loaded into (default: the plane size); "
+                          "Polatis egress ports are numbered after them")(f)
+    f = click.option("--format", "fmt", type=click.Choice(names()), default=None,
+                     help="configuration format (default: from the extension, else json)")(f)
+    return f
+
+
+def written(paths) -> str:
+    """``wrote a`` or ``wrote a.plane0.scpi .. a.plane7.scpi (8 files, one per switch)``."""
+    paths = list(paths)
+    if len(paths) == 1:
+        return f"wrote {paths[0]}"
+    return f"wrote {paths[0]} .. {paths[-1]} ({len(paths)} files, one per switch)"

@@ -13,8 +13,18 @@ def demo(outdir, M, S):
     """The main job: LDI(M,S) report, plane configurations and plots in one folder."""
     from permnet.demo import run_demo
 
-    for path in run_demo(outdir, M, S):
-        click.echo(f"wrote {path}")
+    paths = run_demo(outdir, M, S)
+    per_dir: dict = {}
+    for path in paths:
+        per_dir.setdefault(path.parent, []).append(path)
+    shown = set()
+    for path in paths:
+        many = per_dir[path.parent]
+        if len(many) <= 8:
+            click.echo(f"wrote {path}")
+        elif path.parent not in shown:
+            shown.add(path.parent)
+            click.echo(f"wrote {path.parent}/ ({len(many)} files)")
 
 
 group = demo

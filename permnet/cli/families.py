@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import click
 
+from permnet.cli.common import EXACT_OPTION, POSITIVE_FLOAT, SEED, ocs_output_options, written
 from permnet.gen.errors import PermnetError, require
 
-TOPO_KEYS = ("family", "nodes", "degree", "diameter", "avg_hops", "connected", "moore_diameter_bound")
+TOPO_KEYS = ("family", "nodes", "degree", "diameter", "diameter_lower_bound", "avg_hops", "avg_hops_ci95",
+             "connected", "moore_diameter_bound")
 MODULE_KEYS = ("modules", "max_module_size", "inter_cluster_degree", "inter_cluster_diameter",
                "avg_inter_cluster_distance", "dd_cost", "id_cost", "ii_cost")
 
@@ -22,109 +24,35 @@ def _emit(rep, as_json, keys, width=26):
     emit(rep, as_json, [k for k in keys if k in rep], width)
 
 
-def write_graph(topo, path) -> None:
-    """Edge list (.txt/.edges, one ``u v`` per arc or edge), GraphML (.graphml) or JSON."""
-    from pathlib import Path
-
-    import networkx as nx
-
-    from permnet.fileio import atomic_write, dumps_json
-
-    ext = Path(path).suffix.lower()
-    pairs = list(zip(topo.tails.tolist(), topo.heads.tolist()))
-    if not topo.directed:
-        pairs = [(a, b) for a, b in pairs if a <= b]
-    if ext == ".graphml":
-        text = "\n".join(nx.generate_graphml(topo.networkx())) + "\n"
-    elif ext == ".json":
-        text = dumps_json({"family": topo.name, "params": topo.params, "nodes": topo.n,
-                           "directed": topo.directed, "edges": [list(p) for p in pairs]})
-    else:
-        text = "".join(f"{a} {b}\n" for a, b in pairs)
-    atomic_write(path, text)
-
-
-def write_planes(built, rep: dict, path, fmt) -> None:
-    """Decompose into permutation planes (:func:`permnet.gen.planes.decompose.topology_planes`) and write them."""
-    from permnet import ocsconfig
-    from permnet.gen.planes.decompose import topology_planes
-
-    p = topology_planes(built)
-    topo = getattr(built, "topology", built)
-    meta = {"family": topo.name, **{k: v for k, v in topo.params.items() if k != "symbols"}, "nodes": topo.n,
-            "degree": int(p.planes.shape[0]), "plane_method": p.method}
-    out = ocsconfig.write(ocsconfig.OcsConfig(p.planes, meta), path, fmt)
-    click.echo(f"wrote {out} ({p.planes.shape[0]} planes x {topo.n} ports, method {p.method})", err=True)
-
-
-def modules_for(spec: str | None, built, topo, seed: int = 0):
-    """Module of every node from ``--modules``: ``nuclei`` (super-IP graphs,
-    their default), ``blocks:C`` (C consecutive node numbers), ``metis:C``
-    (METIS parts of about C nodes) or ``file:PATH`` (one id per node)."""
-    from permnet.gen.analysis import clusters
-
-    if spec is None:
-        return built.clusters() if hasattr(built, "clusters") else None
-    kind, _, arg = spec.partition(":")
-    if kind == "nuclei":
-        require(hasattr(built, "clusters"), "--modules nuclei needs a super-IP graph")
-        return built.clusters()
-    if kind == "file":
-        return clusters.read_clusters(arg, topo.n)
-    if kind in ("blocks", "metis"):
-        try:
-            size = int(arg)
-        except ValueError:
-            raise PermnetError(f"--modules {spec!r}: expected {kind}:SIZE") from None
-        require(1 <= size <= topo.n, f"--modules {spec!r}: size must be in 1..{topo.n}")
-        return clusters.blocks(topo.n, size) if kind == "blocks" else clusters.metis_modules(topo, size, seed)
-    raise PermnetError(f"--modules {spec!r}: use nuclei, blocks:C, metis:C or file:PATH")
-
-
-def measure(built, modules_spec=None, bisection=False) -> dict:
-    """Metrics of a built family (a Topology or an IP graph), with module
-    metrics and the bisection estimate when asked."""
-    from permnet.gen.analysis import clusters
-
-    topo = getattr(built, "topology", built)
-    rep = topo.metrics()
-    if hasattr(built, "diameter_formula"):
-        nu = built.nucleus.topology.metrics()
-        rep.update(nucleus_nodes=nu["nodes"], nucleus_diameter=nu["diameter"], t=built.t(),
-                   diameter_formula=built.diameter_formula())
-        rep["formula_holds"] = rep["diameter_formula"] == rep["diameter"]
-    modules = modules_for(modules_spec, built, topo)
-    if modules is not None:
-        rep.update(clusters.cluster_metrics(topo, modules, rep["diameter"], rep["degree"]))
-    if bisection:
-        rep.update(clusters.bisection_width(topo))
-    return rep
-
-
 def _family_command(group, name, builder, options, build_args):
     """Register ``permnet topo NAME``: build, print metrics, optionally write the graph."""
-    def command(as_json, output, modules, bisection, planes, fmt, **kw):
+    def command(as_json, output, modules, bisection, planes, fmt, device_ports, single_file, exact, **kw):
+        from permnet.gen.analysis.report import measure
+        from permnet.topofiles import read_modules, write_graph, write_planes
+
         built = builder(*build_args(kw))
-        rep = measure(built, modules, bisection)
+        rep = measure(built, read_modules(modules), bisection, exact)
         if output:
             write_graph(getattr(built, "topology", built), output)
         if planes:
-            write_planes(built, rep, planes, fmt)
+            paths, p = write_planes(built, planes, fmt, device_ports=device_ports, single_file=single_file)
+            click.echo(f"{written(paths)} ({p.planes.shape[0]} planes x {p.planes.shape[1]} ports, "
+                       f"method {p.method})", err=True)
         _emit(rep, as_json, TOPO_KEYS + ("t", "diameter_formula", "formula_holds") + MODULE_KEYS
               + ("bisection_width",))
     command.__doc__ = (builder.__doc__ or name).strip().split("\n")[0]
     for opt in reversed([
         click.option("--json", "as_json", is_flag=True, help="print one JSON object"),
+        EXACT_OPTION,
         click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
                      help="write the graph: .txt/.edges (edge list), .graphml or .json"),
         click.option("--modules", default=None,
                      help="module of each node for I-degree/I-diameter/costs: nuclei (super-IP default), "
                           "blocks:C, metis:C or file:PATH"),
         click.option("--bisection", is_flag=True, help="estimate the bisection width with METIS"),
-        click.option("--planes", type=click.Path(dir_okay=False), default=None,
-                     help="write the switching planes as an OCS configuration file"),
-        click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]),
-                     default=None, help="configuration format (default: from the extension, else json)"),
+        click.option("--planes", type=click.Path(), default=None,
+                     help="write the switching planes as an OCS configuration file (or folder)"),
+        ocs_output_options,
     ] + list(options)):
         command = opt(command)
     group.command(name)(command)
@@ -194,7 +122,8 @@ def _register_ip(group):
                            "ring-cn": "Ring (basic) cyclic-shift network ring-CN(l,G) (Yeh & Parhami 3.3).",
                            "complete-cn": "Complete cyclic-shift network complete-CN(l,G) (Yeh & Parhami 3.3).",
                            "directed-cn": "Directed cyclic-shift network (L_1 only) (Yeh & Parhami 3.3).",
-                           "superflip": "Super-flip network on G (Yeh & Parhami 3.4)."}[fam]
+                           "superflip": "Super-flip network on G (Yeh & Parhami 3.4).",
+                           "rhsn": "Recursive HSN RHSN(l,G), l = 2^q (Yeh & Parhami, Cor. 4.2); other l: a shorter last swap."}[fam]
         reg(fam, builder, _super_ip_options(), lambda kw: (kw["levels"], kw["nucleus"], kw["symmetric"]))
     dims = click.option("--dims", "-n", "n", type=int, required=True)
     reg("hcn", ip.hcn, [dims], lambda kw: (kw["n"],))
@@ -254,17 +183,28 @@ def _parse_range(text: str, what: str) -> list[int]:
         raise PermnetError(f"{what}: expected a range like 6-10 or a list like 6,8, got {text!r}") from None
 
 
+def compare_table(rows) -> str:
+    """Markdown table of :func:`permnet.gen.analysis.compare.compare` rows."""
+    from permnet.fileio import markdown_table
+    from permnet.gen.analysis.compare import COLUMNS
+
+    def fmt(v):
+        return f"{v:.3f}" if isinstance(v, float) else str(v)
+    return "\n".join(markdown_table(COLUMNS, [[fmt(r[c]) for c in COLUMNS] for r in rows])) + "\n"
+
+
 def chordal_table(rows) -> str:
     """Markdown table of a chordal-ring search."""
     from permnet.fileio import markdown_table
 
-    keys = ("degree", "diameter", "nodes", "doty_table1", "moore_bound", "order", "chords", "method", "tried_up_to",
-            "seconds", "evaluations")
-    data = [{**r.as_dict(), "doty_table1": r.doty or ""} for r in rows]
+    keys = ("degree", "diameter", "nodes", "doty_table2", "moore_bound", "order", "chords", "method", "tried_up_to",
+            "seconds", "evaluations", "stopped_by")
+    data = [{**r.as_dict(), "doty_table2": r.doty2 or ""} for r in rows]
     cells = [[d[k] for k in keys] for d in data]
     return "\n".join(markdown_table(
-        ["degree", "diameter", "nodes found", "Doty Table 1", "Moore bound", "order",
-         "chords (one per residue class)", "method", "sizes tried up to", "seconds", "rings scored"], cells)) + "\n"
+        ["degree", "diameter", "nodes found", "Doty Table 2 (C)", "Moore bound", "order",
+         "chords (one per residue class)", "method", "sizes tried up to", "seconds", "rings scored",
+         "stopped by"], cells)) + "\n"
 
 
 def _register_search(cli):
@@ -275,31 +215,33 @@ def _register_search(cli):
     @search.command("chordal")
     @click.option("--degree", "-d", type=int, default=3, show_default=True)
     @click.option("--diameters", "-k", default="6-10", show_default=True, help="range 6-10 or list 6,8")
-    @click.option("--seconds", type=float, default=120.0, show_default=True, help="time limit per diameter")
+    @click.option("--diameter", type=int, default=None, help="one diameter (overrides --diameters)")
+    @click.option("--seconds", type=POSITIVE_FLOAT, default=120.0, show_default=True,
+                  help="time limit per diameter (a run it cuts is not deterministic)")
+    @click.option("--evals", "evaluations", type=int, default=None,
+                  help="rings scored per diameter, in all (a deterministic budget)")
     @click.option("--budget", type=int, default=200_000, show_default=True,
                   help="local-search evaluations per (nodes, order) before giving up on that size")
     @click.option("--max-order", type=int, default=16, show_default=True)
     @click.option("--window", type=int, default=16, show_default=True,
                   help="stop after this many consecutive sizes without a ring")
-    @click.option("--seed", type=int, default=0, show_default=True)
+    @click.option("--start", type=int, default=None, help="first size tried (default: Doty's Table 2 entry)")
+    @click.option("--seed", type=SEED, default=0, show_default=True)
     @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="table: .md or .json")
     @click.option("--json", "as_json", is_flag=True)
     @click.option("--quiet", is_flag=True, help="no progress bar")
-    def search_chordal(degree, diameters, seconds, budget, max_order, window, seed, output, as_json, quiet):
-        """Largest chordal rings of a degree, per diameter (Doty, Section 3)."""
+    def search_chordal(degree, diameters, diameter, seconds, evaluations, budget, max_order, window, start, seed,
+                       output, as_json, quiet):
+        """Largest chordal rings of a degree, per diameter (Doty, Section 3 and Table 2)."""
         from permnet.fileio import atomic_write, dumps_json
-        from permnet.gen.search.chordal import search as run_search
+        from permnet.gen.search.chordal import search_diameters
 
-        ks = _parse_range(diameters, "--diameters")
+        ks = [diameter] if diameter is not None else _parse_range(diameters, "--diameters")
         require(ks and all(k >= 2 for k in ks), "--diameters must be >= 2")
-        require(seconds > 0 and budget > 0 and window > 0, "--seconds, --budget and --window must be positive")
-        rows, start = [], None
-        for k in sorted(ks):
-            # a ring of diameter <= k-1 also has diameter <= k: start from the last size found
-            row = run_search(degree, k, seconds, budget, max_order, window, start, seed, not quiet)
-            rows.append(row)
-            if row.hit:
-                start = row.hit.n
+        require(budget > 0 and window > 0, "--budget and --window must be positive")
+        require(evaluations is None or evaluations > 0, "--evals must be positive")
+        rows = search_diameters(degree, ks, seconds=seconds, budget=budget, max_order=max_order, window=window,
+                                start=start, seed=seed, progress=not quiet, evaluations=evaluations)
         data = [r.as_dict() for r in rows]
         if output:
             atomic_write(output, dumps_json({"rows": data}) if output.endswith(".json") else chordal_table(rows))
@@ -327,18 +269,18 @@ def _register_compare(cli):
         from pathlib import Path
 
         from permnet.fileio import atomic_write, dumps_json
-        from permnet.gen.analysis.compare import compare, table
+        from permnet.gen.analysis.compare import compare
         from permnet.plots import compare_plot
 
         rows = compare([f.strip() for f in families.split(",") if f.strip()], max_nodes, module_size, not quiet)
         out = Path(outdir)
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write(out / "compare.md", table(rows))
+        atomic_write(out / "compare.md", compare_table(rows))
         atomic_write(out / "compare.json", dumps_json({"module_size": module_size, "rows": rows}))
         compare_plot(rows, module_size, out / "compare")
         if as_json:
             from permnet.cli.common import echo_json
             echo_json({"module_size": module_size, "rows": rows})
         else:
-            click.echo(table(rows), nl=False)
+            click.echo(compare_table(rows), nl=False)
             click.echo(f"wrote {out / 'compare.md'}, compare.json, compare.png, compare.svg")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import echo_json, ints, ldi_options
+from permnet.cli.common import echo_json, ints, ldi_options, ocs_output_options
 
 
 @click.group()
@@ -16,11 +16,11 @@ def faults():
 @ldi_options
 @click.option("--failed", required=True, help="comma-separated failed nodes, e.g. 1,2,4")
 @click.option("--method", type=click.Choice(["auto", "residue", "colouring"]), default="auto")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+@click.option("-o", "--output", type=click.Path(), default=None,
               help="write the re-embedded planes as a configuration file")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]), default=None)
+@ocs_output_options
 @click.option("--json", "as_json", is_flag=True)
-def faults_ldi(M, S, failed, method, output, fmt, as_json):
+def faults_ldi(M, S, failed, method, output, fmt, device_ports, single_file, as_json):
     """Connectivity and diameter of LDI(M,S) after failures; LDI(M-f,S) re-embedded."""
     from permnet import ocsconfig
     from permnet.gen.topologies import ldi
@@ -32,7 +32,7 @@ def faults_ldi(M, S, failed, method, output, fmt, as_json):
         cfg = ocsconfig.OcsConfig([[-1 if e is None else e for e in row] for row in rep["reembedded"]["planes"]],
                                   {"family": "ldi-reembedded", "nodes": M, "degree": S,
                                    "failed": ",".join(map(str, rep["failed"]))})
-        ocsconfig.write(cfg, output, fmt)
+        ocsconfig.write_files(cfg, output, fmt, device_ports, single_file)
     if as_json:
         echo_json(rep)
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import emit
+from permnet.cli.common import SEED, emit
 from permnet.gen.errors import require
 
 
@@ -13,7 +13,7 @@ from permnet.gen.errors import require
 @click.option("--dims", type=click.IntRange(1, 2), required=True)
 @click.option("--perm-file", type=click.Path(dir_okay=False), default=None)
 @click.option("--random", "use_random", is_flag=True, help="a random permutation")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def mesh(side, dims, perm_file, use_random, seed, as_json):
     """Online permutation routing on the (n,1) array or (n,2) mesh (Theorems 1, 2)."""

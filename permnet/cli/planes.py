@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import ldi_options, schedule_options
+from permnet.cli.common import ldi_options, ocs_output_options, schedule_options, written
 from permnet.gen.errors import require
 
 
@@ -15,15 +15,14 @@ def planes():
 
 @planes.command("ldi")
 @ldi_options
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="configuration file")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "pairs", "polatis", "sonic"]),
-              default=None, help="default: from the file extension, else json")
+@click.option("-o", "--output", required=True, type=click.Path(), help="configuration file (or folder)")
+@ocs_output_options
 @click.option("--method", type=click.Choice(["auto", "formula3", "residue", "colouring"]), default="auto",
               show_default=True, help="closed form or bipartite edge colouring")
 @click.option("--index-base", type=click.IntRange(0, 1), default=0, show_default=True,
               help="port numbering of csv/pairs files")
 @schedule_options
-def planes_ldi(M, S, output, fmt, method, index_base, switches, slot_us):
+def planes_ldi(M, S, output, fmt, device_ports, single_file, method, index_base, switches, slot_us):
     """The S permutation planes of LDI(M,S) as an OCS configuration file."""
     from permnet import ocsconfig
     from permnet.gen.planes.decompose import ldi_planes
@@ -35,8 +34,8 @@ def planes_ldi(M, S, output, fmt, method, index_base, switches, slot_us):
         schedule = ocsconfig.tdm_schedule(S, switches, slot_us)
     cfg = ocsconfig.OcsConfig(p.planes, {"family": "ldi", "nodes": M, "degree": S, "plane_method": p.method},
                               index_base, schedule)
-    path = ocsconfig.write(cfg, output, fmt)
-    click.echo(f"wrote {path} ({S} planes x {M} ports, method {p.method})", err=True)
+    paths = ocsconfig.write_files(cfg, output, fmt, device_ports, single_file)
+    click.echo(f"{written(paths)} ({S} planes x {M} ports, method {p.method})", err=True)
 
 
 group = planes

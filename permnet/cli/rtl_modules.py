@@ -81,6 +81,105 @@ def gen_benes(size, width, mask_text, network, perm_text):
     return emit.benes(size, width, network=network, pipeline_mask=mask, perm=perm)
 
 
+def hil_options(f):
+    """Parameters of the HIL top level (``permnet rtl hil``, ``permnet hil sim``, ``permnet board --design hil``)."""
+    f = click.option("--idle-timeout", type=click.IntRange(min=16), default=None,
+                     help="cycles without a byte before the bridge drops a partial frame")(f)
+    f = click.option("--plain", is_flag=True, help="UARTBone only, without the CRC-framed mode")(f)
+    f = click.option("--nh-pipeline", type=click.IntRange(min=1), default=2, show_default=True,
+                     help="next-hop unit latency")(f)
+    f = click.option("--degree", "-S", "S", type=int, default=3, show_default=True, help="next hop: LDI degree S")(f)
+    f = click.option("--nodes", "-M", "M", type=int, default=18, show_default=True, help="next hop: LDI nodes M")(f)
+    f = click.option("--network", type=click.Choice(["benes", "waksman"]), default="benes", show_default=True)(f)
+    f = click.option("--pipeline-mask", "mask_text", default="0", show_default=True,
+                     help="Beneš: bit s = register after stage s")(f)
+    f = click.option("--size", type=int, default=8, show_default=True, help="Beneš ports")(f)
+    f = click.option("--slots", type=int, default=1, show_default=True, help="crossbar TDM slots")(f)
+    f = click.option("--width", type=int, default=8, show_default=True,
+                     help="data bits per port (>= bits of the port count, for the tag read-back)")(f)
+    f = click.option("--ports", type=int, default=8, show_default=True, help="crossbar ports")(f)
+    f = click.option("--design", type=click.Choice(["crossbar", "benes", "nexthop", "all"]), default="crossbar",
+                     show_default=True)(f)
+    return f
+
+
+def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_pipeline, plain, idle_timeout) -> dict:
+    """The keyword arguments of :class:`permnet.hdl.hil.top.HilTop` from the CLI options."""
+    try:
+        mask = int(mask_text, 0)
+    except ValueError:
+        raise PermnetError(f"--pipeline-mask: {mask_text!r} is not an integer (e.g. 0b101, 0x5, 5)") from None
+    require(mask >= 0, "--pipeline-mask must be >= 0")
+    params = {"design": design, "ports": ports, "width": width, "slots": slots, "size": size, "network": network,
+              "pipeline_mask": mask, "M": M, "S": S, "nh_pipeline": nh_pipeline, "framed": not plain}
+    if idle_timeout is not None:
+        params["idle_timeout"] = idle_timeout
+    return params
+
+
+def hil_rtl_options(f):
+    f = click.option("--uart-divisor", type=click.IntRange(min=4), default=None,
+                     help="clock cycles per UART bit: UART pins instead of the byte stream")(f)
+    return hil_options(f)
+
+
+def gen_hil(uart_divisor=None, **options):
+    from permnet.hdl.hil.top import generated
+
+    return generated(uart_divisor=uart_divisor, **hil_params(**options))
+
+def network_options(f):
+    f = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)(f)
+    f = click.option("--max-size", type=int, default=4, show_default=True, help="largest packet in flits")(f)
+    f = click.option("--span", type=int, default=32, show_default=True, help="cycles over which packets start")(f)
+    f = click.option("--packets", type=int, default=64, show_default=True,
+                     help="seeded uniform packets for the per-node generators")(f)
+    f = click.option("--trace", type=click.Path(dir_okay=False), default=None,
+                     help="'cycle src dst size' lines for the generators instead (one per node per cycle)")(f)
+    f = click.option("--switching", type=click.Choice(["vct", "wormhole"]), default="vct", show_default=True)(f)
+    f = click.option("--buffer", type=int, default=4, show_default=True, help="flits per VC (a power of two)")(f)
+    f = click.option("--vcs", type=int, default=None, help="virtual channels (default: the longest route)")(f)
+    f = click.option("--topology", type=click.Choice(["ldi", "debruijn", "kautz", "torus", "hypercube"]),
+                     default="ldi", show_default=True)(f)
+    return ldi_options(f)
+
+
+def gen_network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed):
+    """The RTL network with its trace generators; init file ``expected``: the cycle at which the
+    simulator delivers each packet (by serial), for a checker."""
+    from permnet.fileio import read_text
+    from permnet.gen.routing import tables
+    from permnet.hdl import emit
+    from permnet.hdl.network import NetworkRTL, random_trace
+    from permnet.sim import netsim
+
+    require(M <= 64, f"the RTL network is for small networks (M <= 64), got {M}")
+    require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
+    require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
+    net = tables.network(topology, M, S)
+    t = net.table
+    vcs = vcs or t.max_hops
+    if trace:
+        tr = netsim.parse_trace(read_text(trace), M, None if switching == "wormhole" else buffer, where=trace)
+        rows = [tuple(int(a[i]) for a in tr.trace) for i in range(tr.trace[0].size)]
+    else:
+        rows = random_trace(M, packets, span, max_size, seed)
+        text = "".join(f"{c} {s} {d} {z}\n" for c, s, d, z in rows)
+        tr = netsim.parse_trace(text, M, None if switching == "wormhole" else buffer)
+    ref = netsim.simulate(net, tr, 1.0, netsim.Config(vcs=vcs, buffer=buffer, switching=switching,
+                                                       log=len(rows) + 1))
+    require(not ref.deadlock, f"{net.name} with {vcs} VC(s) deadlocks on this trace")
+    done = [0] * len(rows)
+    for a in ref.log:
+        done[int(a[0])] = int(a[4])
+    comp = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=vcs, buffer=buffer,
+                      wormhole=switching == "wormhole", expected=done)
+    params = {"topology": net.name, "vcs": vcs, "buffer": buffer, "switching": switching, "packets": len(rows),
+              "lanes": comp.L, "last_delivery": max(done)}
+    return emit.Generated("network", f"{topology}_network", comp, params, {"expected": done},
+                          {"expected": max(1, (max(done).bit_length() + 3) // 4)})
+
+
 @dataclass(frozen=True)
 class RtlModule:
     """One emitted module: its CLI name, one-line help, options and generator."""
@@ -98,4 +197,9 @@ RTL_MODULES = (
               crossbar_options, gen_crossbar),
     RtlModule("benes", "Beneš/Waksman network of 2x2 cells with optional pipeline registers.",
               benes_options, gen_benes),
+    RtlModule("hil", "Hardware-in-the-loop top level: UARTBone bridge, registers, datapaths, PRBS.",
+              hil_rtl_options, gen_hil),
+    RtlModule("network", "Whole network: M routers (VC FIFOs, credits, round-robin) through S planes, "
+              "trace generators, ejection checkers (ports clk rst cycle delivered done error).", network_options,
+              gen_network),
 )

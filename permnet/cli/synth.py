@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import emit
+from permnet.cli.common import POSITIVE_FLOAT, emit
 from permnet.cli.rtl_modules import RTL_MODULES
 
 
@@ -17,7 +17,7 @@ def synth():
 def _synth_command(module):
     @module.options
     @click.option("--target", type=click.Choice(["ecp5", "ice40"]), default="ecp5", show_default=True)
-    @click.option("--freq", type=float, default=100.0, show_default=True, help="target clock (MHz)")
+    @click.option("--freq", type=POSITIVE_FLOAT, default=100.0, show_default=True, help="target clock (MHz)")
     @click.option("--json", "as_json", is_flag=True)
     def command(target, freq, as_json, **params):
         from permnet.hdl.synth import synthesize

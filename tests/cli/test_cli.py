@@ -1,15 +1,12 @@
 """The CLI contract, run as a user runs it."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from oracles import check, planes_match_edges, walk
 
-from cli_runner import PERMNET, run
+from cli_runner import run
 
 
 def test_topo_json():
@@ -33,6 +30,13 @@ def test_planes_then_verify(tmp_path, fmt):
     if fmt == "json":
         doc = json.loads(f.read_text())
         assert planes_match_edges(doc["planes"], 50, 4)
+    if fmt in ("polatis", "sonic"):      # one file per switch, each verified against its plane
+        assert not f.exists()
+        for k in range(4):
+            p = run("verify", "--config", tmp_path / f"cfg.plane{k}.{fmt}", "--topology", "ldi", "--nodes", 50,
+                    "--degree", 4, "--format", fmt)
+            assert "MATCH" in p.stdout
+        run("planes", "ldi", "--nodes", 50, "--degree", 4, "-o", f, "--format", fmt, "--single-file")
     p = run("verify", "--config", f, "--topology", "ldi", "--nodes", 50, "--degree", 4, "--format", fmt)
     assert "MATCH" in p.stdout
 
@@ -77,7 +81,7 @@ def test_mixed_and_plot_and_convert(tmp_path):
     names = sorted(p.name for p in (tmp_path / "plots").iterdir())
     assert names == ["ldi_9_3_hops.png", "ldi_9_3_hops.svg", "ldi_9_3_unfolded.png", "ldi_9_3_unfolded.svg"]
     run("planes", "ldi", "-M", 9, "-S", 3, "-o", tmp_path / "a.json")
-    run("convert", tmp_path / "a.json", "-o", tmp_path / "a.scpi")
+    run("convert", tmp_path / "a.json", "-o", tmp_path / "a.scpi", "--single-file")
     run("convert", tmp_path / "a.scpi", "-o", tmp_path / "b.json")
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
 
@@ -88,6 +92,17 @@ def test_outputs_are_deterministic(tmp_path):
     for f in sorted((tmp_path / "x").rglob("*")):
         if f.is_file():
             assert f.read_bytes() == (tmp_path / "y" / f.relative_to(tmp_path / "x")).read_bytes(), f
+
+
+def test_demo_fabric_verifies_from_its_own_device_files(tmp_path):
+    # LDI(200,4) on 64-port switches: every plane a three-stage Clos network of devices
+    run("demo", "-o", tmp_path / "d", "-M", 200, "-S", 4)
+    fab = tmp_path / "d" / "fabric" / "ldi"
+    p = run("fabric", "verify", "--fabric", fab / "fabric.json", "--readback", fab / "devices", "--json")
+    assert json.loads(p.stdout)["match"] is True or "MATCH" in p.stdout
+    report = json.loads((tmp_path / "d" / "report.json").read_text())
+    assert report["fabric"]["max_passes"] == 3
+    assert report["fabric"]["devices_used"] == len(list((fab / "devices").iterdir()))
 
 
 @pytest.mark.parametrize("args,needle", [
