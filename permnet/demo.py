@@ -93,7 +93,7 @@ def _write_demo(out: Path, M: int, S: int) -> list[Path]:
     report["verification"] = verification
     written.append(write_json(out / "report.json", report))
     written.append(atomic_write(out / "report.md", _markdown(summary, table, faults, mixed)
-                                + _verification_md(verification)))
+                                + _fabric_md(report["fabric"]) + _verification_md(verification)))
     return written
 
 
@@ -110,7 +110,7 @@ def _fabric(out: Path, M: int, S: int, report: dict) -> list[Path]:
     """The planes compiled onto a rack of 64-port switches (three-stage Clos
     planes when M > 64): ``fabric/inventory.toml`` and the compiled folder
     ``fabric/ldi/`` (fabric.json, devices/, cabling.csv, bom.md)."""
-    from permnet.fabric import Target, compile_to_dir
+    from permnet.fabric import Target, compile_to_dir, verify_readback
 
     r = -(-M // 64)
     count = S * (3 * r if M > 64 else 1)       # ingress, middle and egress stages per plane
@@ -118,6 +118,11 @@ def _fabric(out: Path, M: int, S: int, report: dict) -> list[Path]:
     summary = compile_to_dir(Target("ldi", M, S), inv, out / "ldi")
     report["fabric"] = {k: summary[k] for k in ("devices_used", "cables", "max_passes", "max_loss_db")
                         if k in summary}
+    # the device files read back as if they were what the switches hold: every
+    # circuit of every plane is walked through the cabling (permnet fabric verify)
+    verdict = verify_readback(out / "ldi" / "fabric.json", out / "ldi" / "devices")
+    report["fabric"].update(circuits=verdict.circuits, broken=len(verdict.broken), extra=len(verdict.extra),
+                            match=verdict.ok)
     return [inv] + sorted(p for p in (out / "ldi").rglob("*") if p.is_file())
 
 
@@ -164,6 +169,13 @@ def _rtl_and_verification(M: int, S: int, planes, outdir: Path) -> tuple[list[Pa
                      "mismatches": len(xb_errors)},
         "passed": nh_bad == 0 and not xb_errors,
     }
+
+
+def _fabric_md(f: dict) -> str:
+    return ("\n## OCS fabric on 64-port switches (fabric/)\n\n"
+            f"* {f['devices_used']} devices, {f['cables']} cables between them, "
+            f"at most {f['max_passes']} passes and {f['max_loss_db']:.2f} dB per circuit\n"
+            f"* device files composed with the cabling: {f['circuits']} circuits, {f['broken']} broken\n")
 
 
 def _verification_md(v: dict) -> str:

@@ -103,6 +103,9 @@ def test_demo_fabric_verifies_from_its_own_device_files(tmp_path):
     report = json.loads((tmp_path / "d" / "report.json").read_text())
     assert report["fabric"]["max_passes"] == 3
     assert report["fabric"]["devices_used"] == len(list((fab / "devices").iterdir()))
+    # the demo composes its own device files with the cabling too, and says so
+    assert (report["fabric"]["circuits"], report["fabric"]["broken"], report["fabric"]["match"]) == (200 * 4, 0, True)
+    assert "## OCS fabric" in (tmp_path / "d" / "report.md").read_text()
 
 
 @pytest.mark.parametrize("args,needle", [
