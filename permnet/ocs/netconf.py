@@ -252,13 +252,11 @@ class _NetconfServer:
                 return name, self.reply(attrs, self.data(op, ("cross-connects", "port-config"), status=True))
             if name == "edit-config":
                 plan = self.parse_edit(op)
-                fault = self.core.faults.on_set()
+                fault = await self.core.faults.before_set()
                 if fault == "drop":
                     return name, "drop"
                 if fault == "deny":
                     raise RpcError("operation-failed", "command denied by the switch")
-                if fault == "freeze":
-                    await self.core.faults.thaw()
                 try:
                     self.apply_edit(*plan)
                 except RpcError:

@@ -96,6 +96,15 @@ class Faults:
             return "freeze"
         return None
 
+    async def before_set(self) -> str | None:
+        """:meth:`on_set` with a freeze waited out: ``'drop'`` (end the session
+        without a reply), ``'deny'`` (refuse the command) or ``None`` (go ahead)."""
+        fault = self.on_set()
+        if fault == "freeze":
+            await self.thaw()
+            return None
+        return fault
+
     async def thaw(self) -> None:
         """Wait (front ends, before every command) while the switch is frozen."""
         import asyncio

@@ -243,13 +243,11 @@ class _Tl1Server:
                 return verb, self.response(ctag, "COMPLD", [f'"PERMNET,EMULATED-OCS,{n}X{n},1.0"'])
             if verb in self.SET_VERBS:
                 ops = self.parse_set(verb, aid)
-                fault = self.core.faults.on_set()
+                fault = await self.core.faults.before_set()
                 if fault == "drop":
                     return verb, "drop"
                 if fault == "deny":
                     raise _Deny("SROF", "requested operation failed")
-                if fault == "freeze":
-                    await self.core.faults.thaw()
                 try:
                     self.apply(verb, ops)
                 except _Deny:
