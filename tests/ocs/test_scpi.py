@@ -9,7 +9,6 @@ import pytest
 from scpi_helpers import FakeServer, RawScpi, emulate
 
 from permnet.ocs.driver import DeviceError, open_driver
-from permnet.ocs.switchcore import Faults
 
 
 @pytest.fixture

@@ -255,43 +255,14 @@ def test_acknowledgments_and_autonomous_messages_are_skipped():
 
 
 # ------------------------------------------------------------------ restart, concurrency
-def test_state_survives_restart(tmp_path):
-    state = tmp_path / "switch.json"
-    with emulator(16, state=state) as emu:
-        with driver(emu) as d:
-            d.connect([(0, 15), (3, 4), (9, 0)])
-            before = d.read()
-            emu.restart()                     # management plane restart: the session is gone
-            with pytest.raises(DeviceError):
-                d.read()
-        with driver(emu) as d:
-            assert (d.read() == before).all()
-    # a new emulator process (new core) reading the state file
-    with emulator(16, state=state) as emu, driver(emu) as d:
-        assert (d.read() == before).all()
 
 
-def test_concurrent_clients():
-    n, k = 64, 4
-    errors = []
+def test_two_clients_racing_to_remove_one_patch():
+    n = 8
     with emulator(n) as emu:
-        def work(c):
-            try:
-                with driver(emu) as d:
-                    for i in range(c, n, k):        # client c owns ingresses i = c mod k
-                        d.connect([(i, (i + 5) % n)])
-                    assert all(d.read()[i] == (i + 5) % n for i in range(c, n, k))
-            except Exception as exc:  # noqa: BLE001
-                errors.append(exc)
-        threads = [threading.Thread(target=work, args=(c,)) for c in range(k)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(15)
-        assert not errors and not any(t.is_alive() for t in threads)
-        assert emu.core.snapshot().tolist() == [(i + 5) % n for i in range(n)]
-
-        # two clients race to remove one patch: exactly one succeeds, the other is denied
+        with driver(emu) as d:
+            d.connect([(3, 5)])
+        # exactly one succeeds, the other is denied
         results = []
 
         def race(i):
@@ -308,25 +279,3 @@ def test_concurrent_clients():
             t.join(10)
         assert sorted(r[0] for r in results) == ["err", "ok"]
         assert emu.core.snapshot()[3] == -1
-
-
-def test_settling_connections_read_as_tuning_then_established():
-    with emulator(8, settle_s=0.6) as emu, driver(emu) as d:
-        d.connect([(2, 5), (4, 1)])
-        assert sorted(d.settling()) == [2, 4]
-        assert d.read()[2] == 5                               # a settling patch is a patch
-        time.sleep(0.7)
-        d.connect([(0, 0)])
-        assert d.settling() == [0]
-
-
-def test_password_never_logged(caplog):
-    import logging
-    with caplog.at_level(logging.DEBUG):
-        with emulator(8) as emu:
-            with driver(emu) as d:
-                d.connect([(0, 1)])
-            with pytest.raises(DeviceError) as ei:
-                Tl1Driver(emu.address, credentials=WRONG, timeout=2).open()
-    assert CREDS.password not in caplog.text + str(ei.value)
-    assert WRONG.password not in caplog.text + str(ei.value)
