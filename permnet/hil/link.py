@@ -337,14 +337,19 @@ class Link:
                            "(a configuration already waits for commit?)")
         return accepted
 
+    def _commit(self, block: str, refused: str) -> int:
+        """Set bit 0 of ``block``'s ctrl register; the commit count (bits 16 up)
+        must grow, else the device refused (``refused`` says why)."""
+        before = self.reg(block, "ctrl") >> 16
+        self.set_reg(block, "ctrl", 1)
+        after = self.reg(block, "ctrl") >> 16
+        if after == before:
+            raise HilError(f"{self.url}: {refused}")
+        return after
+
     def commit_crossbar(self) -> int:
         """Make the loaded shadow active; returns the commit count."""
-        before = self.reg("xbar", "ctrl") >> 16
-        self.set_reg("xbar", "ctrl", 1)
-        after = self.reg("xbar", "ctrl") >> 16
-        if after == before:
-            raise HilError(f"{self.url}: commit refused: no complete configuration loaded")
-        return after
+        return self._commit("xbar", "commit refused: no complete configuration loaded")
 
     def readback_crossbar(self) -> Readback:
         """The ACTIVE configuration, observed on the datapath with tags."""
@@ -389,12 +394,8 @@ class Link:
         return words
 
     def commit_benes(self) -> int:
-        before = self.reg("benes", "ctrl") >> 16
-        self.set_reg("benes", "ctrl", 1)
-        after = self.reg("benes", "ctrl") >> 16
-        if after == before:
-            raise HilError(f"{self.url}: Beneš commit refused: not all stage words loaded")
-        return after
+        """Make the pushed stage words active; returns the commit count."""
+        return self._commit("benes", "Beneš commit refused: not all stage words loaded")
 
     def readback_benes(self) -> np.ndarray:
         """The permutation the network realises: ``perm[i]`` = output of input i."""
