@@ -140,9 +140,6 @@ def _bfs_batches(n, indptr, indices, rptr, rind, first, nbat, ecc, reached):
                     if f:
                         for e in range(indptr[u], indptr[u + 1]):
                             nxt[indices[e]] |= f
-                for v in range(n):
-                    w = nxt[v] & ~seen[v]
-                    nxt[v] = w
             else:                            # pull
                 for v in range(n):
                     need = full & ~seen[v]
@@ -158,7 +155,8 @@ def _bfs_batches(n, indptr, indices, rptr, rind, first, nbat, ecc, reached):
             cnt = 0
             front_arcs = 0
             for v in range(n):
-                w = nxt[v]
+                w = nxt[v] & ~seen[v]            # a pushed level may also reach nodes seen before
+                nxt[v] = 0
                 front[v] = w
                 if w:
                     seen[v] |= w
@@ -184,6 +182,25 @@ def _bfs_batches(n, indptr, indices, rptr, rind, first, nbat, ecc, reached):
     return hist
 
 
+@njit(cache=True)
+def reverse_csr(n, indptr, indices):
+    """In-arcs in CSR form (``rind[rptr[v]:rptr[v+1]]`` = tails of the arcs
+    into v, in increasing order) by one counting sort: O(n + m)."""
+    rptr = np.zeros(n + 1, np.int64)
+    for e in range(indptr[n]):
+        rptr[indices[e] + 1] += 1
+    for v in range(n):
+        rptr[v + 1] += rptr[v]
+    fill = rptr[:n].copy()
+    rind = np.empty(indptr[n], np.int64)
+    for u in range(n):
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            rind[fill[v]] = u
+            fill[v] += 1
+    return rptr, rind
+
+
 def _bfs_all(n, indptr, indices):
     # Batches go to the kernel a few at a time so the per-batch histograms
     # stay O(cores * n) in memory even for 10^5 nodes.
@@ -193,12 +210,7 @@ def _bfs_all(n, indptr, indices):
     ecc = np.zeros(n, np.int64)
     reached = np.zeros(n, np.int64)
     hist = np.zeros(n + 1, np.int64)
-    heads = indices
-    tails = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    order = np.argsort(heads, kind="stable")
-    rptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(heads, minlength=n), out=rptr[1:])
-    rind = tails[order]
+    rptr, rind = reverse_csr(n, indptr, indices)
     from tqdm import tqdm
 
     # a bar only on a terminal (tqdm's disable=None), and only when there is more than one call
