@@ -89,11 +89,11 @@ def test_checker_flags_a_wrong_expectation():
 @pytest.mark.parametrize("kw,needle", [({"vcs": 0}, "--vcs"), ({"buffer": 6}, "power of two"),
                                        ({"packets": 1000, "span": 2}, "do not fit"), ({"M": 100}, "M <= 64")])
 def test_rtl_network_bad_input(kw, needle):
-    from permnet.cli.rtl_modules import gen_network
     from permnet.gen.errors import PermnetError
+    from permnet.rtlnet import network
 
     args = dict(M=9, S=3, topology="ldi", vcs=None, buffer=4, switching="vct", trace=None, packets=8, span=8,
                 max_size=4, seed=0)
     args.update(kw)
     with pytest.raises(PermnetError, match=needle):
-        gen_network(**args)
+        network(**args)
