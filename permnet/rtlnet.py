@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 from permnet.gen.errors import require
 
-__all__ = ["MAX_NODES", "NetworkPlan", "plan", "network"]
+__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "NetworkPlan", "plan", "network"]
 
 MAX_NODES = 64          # the RTL network is for small networks
+MAX_FLIT_WIDTH = 1024   # payload bits per flit
 
 
 @dataclass
@@ -65,18 +66,23 @@ def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: 
 
 
 def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
-            trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0):
+            trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
+            flit_width: int = 0):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
-    ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker."""
+    ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
+    ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection."""
     from permnet.hdl import emit
     from permnet.hdl.network import NetworkRTL
 
+    require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")
     p = plan(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed)
     t = p.net.table
     done = p.expected
     comp = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), p.rows, vcs=p.vcs, buffer=buffer,
-                      wormhole=switching == "wormhole", expected=done)
+                      wormhole=switching == "wormhole", expected=done, flit_width=flit_width)
     params = {"topology": p.net.name, "vcs": p.vcs, "buffer": buffer, "switching": switching,
               "packets": len(p.rows), "lanes": comp.L, "last_delivery": max(done)}
+    if flit_width:
+        params["flit_width"] = flit_width
     return emit.Generated("network", f"{topology}_network", comp, params, {"expected": done},
                           {"expected": max(1, (max(done).bit_length() + 3) // 4)})
