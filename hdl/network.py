@@ -11,7 +11,9 @@ that it delivers the same packets at the same cycles:
 * ``lanes`` injection lanes; the front row moves into the lowest free lane
   and may send its head in the same cycle;
 * per input port y and VC v a FIFO of B flits (B a power of two); a flit
-  carries ``src, dst, hop, size, idx, serial``;
+  carries ``src, dst, hop, size, idx, serial`` and, with ``flit_width`` W > 0,
+  a W-bit ``payload`` (:func:`flit_payload` of its serial and index, made
+  when the flit leaves its lane and carried through every FIFO and plane);
 * source routing from the route-table ROM (``length[src][dst]``,
   ``hops[src][dst][k]``), VC ``min(hop, V-1)``;
 * per output link a round-robin arbiter over the S*V input VCs and the lanes
@@ -25,7 +27,10 @@ that it delivers the same packets at the same cycles:
 * ejection checkers: with ``expected`` (the cycle after the tail of each
   packet leaves, by serial, e.g. from the simulator) the sticky ``error``
   output rises on any tail ejected at another cycle; ``done`` rises when
-  every packet has been delivered.
+  every packet has been delivered. With W > 0 every ejected flit's payload
+  is compared with :func:`flit_payload` of its serial and index, and a
+  mismatch sets ``error`` too (``eject_valid/serial/idx/payload[n][k]``
+  show each ejected flit).
 
 The planes are wires: output y of node n is input y of node ``planes[y][n]``
 (an S-plane optical switch configured with the decomposition, Melhem eq. 3).
@@ -39,7 +44,10 @@ from amaranth.lib.wiring import Out
 
 from permnet.gen.errors import require
 
-__all__ = ["NetworkRTL", "trace_roms", "random_trace"]
+__all__ = ["NetworkRTL", "trace_roms", "random_trace", "flit_payload"]
+
+# payload bit i is flipped where bit i mod 64 of this constant is set (so no payload is all zeros or a plain count)
+_PAYLOAD_MASK = 0x9E3779B97F4A7C15
 
 
 def _bits(n: int) -> int:
@@ -73,6 +81,19 @@ def random_trace(M: int, packets: int, span: int, max_size: int, seed: int = 0) 
     return rows
 
 
+def _payload_mask(width: int) -> int:
+    return sum(((_PAYLOAD_MASK >> (i % 64)) & 1) << i for i in range(width))
+
+
+def flit_payload(serial: int, idx: int, width: int, idx_bits: int, serial_bits: int) -> int:
+    """The payload of flit ``idx`` of packet ``serial``: the ``serial_bits + idx_bits`` bits
+    ``serial << idx_bits | idx`` repeated (or truncated) to ``width`` bits, XOR a fixed mask.
+    Every payload bit depends on the header, so the checker detects any corrupted bit."""
+    n = serial_bits + idx_bits
+    x = (serial << idx_bits) | idx
+    return sum(((x >> (i % n)) & 1) << i for i in range(width)) ^ _payload_mask(width)
+
+
 def trace_roms(rows, M: int):
     """Per-node rows ``(cycle, dst, size, serial)`` from trace rows ``(cycle, src, dst, size)``
     (serial = index in the stably cycle-sorted trace, as in the simulator)."""
@@ -88,14 +109,21 @@ def trace_roms(rows, M: int):
 
 
 class NetworkRTL(wiring.Component):
-    """``planes`` (S x M lists), route ``length`` (M x M) and ``hops`` (M x M x H), the trace rows."""
+    """``planes`` (S x M lists), route ``length`` (M x M) and ``hops`` (M x M x H), the trace rows;
+    ``flit_width`` payload bits per flit (0: header-only flits).
+
+    After elaboration ``buffers[n, y, v]`` holds the signals of the input VC buffer at node n,
+    port y, VC v (``ent``: the entries as dicts of field signals, ``head``, ``count``), for fault
+    injection in tests."""
 
     def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
-                 wormhole: bool = False, cycle_bits: int = 16, expected=None):
+                 wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0):
         self.S, self.M = len(planes), len(planes[0])
         S, M = self.S, self.M
         require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
         require(vcs >= 1, "vcs must be >= 1")
+        require(flit_width >= 0, f"flit width must be >= 0, got {flit_width}")
+        self.W = int(flit_width)
         self.planes = [[int(x) for x in row] for row in planes]
         self.up = [[0] * M for _ in range(S)]
         for y in range(S):
@@ -121,16 +149,34 @@ class NetworkRTL(wiring.Component):
         K = self.K
         self.tail_valid = [[Signal(name=f"tail_v_{n}_{k}") for k in range(K)] for n in range(M)]
         self.tail_serial = [[Signal(self.sb, name=f"tail_s_{n}_{k}") for k in range(K)] for n in range(M)]
+        self.buffers = {}
+        if self.W:
+            self.eject_valid = [[Signal(name=f"ej_v_{n}_{k}") for k in range(K)] for n in range(M)]
+            self.eject_serial = [[Signal(self.sb, name=f"ej_s_{n}_{k}") for k in range(K)] for n in range(M)]
+            self.eject_idx = [[Signal(self.zb, name=f"ej_i_{n}_{k}") for k in range(K)] for n in range(M)]
+            self.eject_payload = [[Signal(self.W, name=f"ej_p_{n}_{k}") for k in range(K)] for n in range(M)]
+
+    @property
+    def fields(self):
+        return ("src", "dst", "hop", "size", "idx", "serial") + (("payload",) if self.W else ())
+
+    def payload_of(self, serial, idx):
+        """:func:`flit_payload` in hardware: wires and inverters."""
+        x = Cat(idx, serial)
+        return Cat(*[x[i % len(x)] for i in range(self.W)]) ^ Const(_payload_mask(self.W), self.W)
 
     def _flit(self, name):
-        return {"src": Signal(self.nb, name=f"{name}_src"), "dst": Signal(self.nb, name=f"{name}_dst"),
-                "hop": Signal(self.hb, name=f"{name}_hop"), "size": Signal(self.zb, name=f"{name}_size"),
-                "idx": Signal(self.zb, name=f"{name}_idx"), "serial": Signal(self.sb, name=f"{name}_ser")}
+        f = {"src": Signal(self.nb, name=f"{name}_src"), "dst": Signal(self.nb, name=f"{name}_dst"),
+             "hop": Signal(self.hb, name=f"{name}_hop"), "size": Signal(self.zb, name=f"{name}_size"),
+             "idx": Signal(self.zb, name=f"{name}_idx"), "serial": Signal(self.sb, name=f"{name}_ser")}
+        if self.W:
+            f["payload"] = Signal(self.W, name=f"{name}_pay")
+        return f
 
     def elaborate(self, platform):
         m = Module()
         S, M, V, B, L, K, H = self.S, self.M, self.V, self.B, self.L, self.K, self.H
-        FIELDS = ("src", "dst", "hop", "size", "idx", "serial")
+        FIELDS = self.fields
         cycle = Signal(self.cb)
         m.d.sync += cycle.eq(cycle + 1)
         m.d.comb += self.cycle.eq(cycle)
@@ -212,6 +258,8 @@ class NetworkRTL(wiring.Component):
                     m.d.comb += [c["has"].eq(e["v"]), c["al"].eq(e["al"]), c["out"].eq(e["out"]),
                                  c["ovc"].eq(e["ovc"]), c["src"].eq(n), c["dst"].eq(e["dst"]), c["hop"].eq(0),
                                  c["size"].eq(e["size"]), c["idx"].eq(e["idx"]), c["serial"].eq(e["serial"])]
+                    if self.W:
+                        m.d.comb += c["payload"].eq(self.payload_of(e["serial"], e["idx"]))
                 arrived = Signal(name=f"arr{n}_{k}")
                 pair = c["src"] * M + c["dst"]
                 m.d.comb += arrived.eq(rlen[pair] == c["hop"])
@@ -231,6 +279,9 @@ class NetworkRTL(wiring.Component):
                     self.tail_valid[n][k].eq(c["eject"] & c["tail"]),
                     self.tail_serial[n][k].eq(c["serial"]),
                 ]
+                if self.W:
+                    m.d.comb += [self.eject_valid[n][k].eq(c["eject"]), self.eject_serial[n][k].eq(c["serial"]),
+                                 self.eject_idx[n][k].eq(c["idx"]), self.eject_payload[n][k].eq(c["payload"])]
                 tails_this_cycle.append(self.tail_valid[n][k])
                 cand.append(c)
             # output arbitration, one round-robin arbiter per plane
@@ -306,6 +357,7 @@ class NetworkRTL(wiring.Component):
                         m.d.sync += [r["al"].eq(1), r["out"].eq(S)]
                     with m.Elif(sent[k]):
                         m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
+        self.buffers = fifo
         # FIFO pointer and entry updates (pushes come from the upstream arbiters)
         for (n, y, v), q in fifo.items():
             m.d.sync += [q["head"].eq(q["head"] + q["pop"]), q["count"].eq(q["count"] + q["push"] - q["pop"])]
@@ -317,10 +369,17 @@ class NetworkRTL(wiring.Component):
         # ejection checkers: a tail ejected in a cycle other than the expected one sets the sticky error
         error = Signal()
         m.d.comb += self.error.eq(error)
+        bad = []
         if self.expected is not None:
             exp = Array(Const(x, self.cb) for x in self.expected)
-            bad = [self.tail_valid[n][k] & (exp[self.tail_serial[n][k]] != cycle + 1)
-                   for n in range(M) for k in range(K)]
+            bad += [self.tail_valid[n][k] & (exp[self.tail_serial[n][k]] != cycle + 1)
+                    for n in range(M) for k in range(K)]
+        if self.W:
+            # payload checkers: every ejected flit carries the payload of its serial and index
+            bad += [self.eject_valid[n][k]
+                    & (self.eject_payload[n][k] != self.payload_of(self.eject_serial[n][k], self.eject_idx[n][k]))
+                    for n in range(M) for k in range(K)]
+        if bad:
             with m.If(Cat(*bad).any()):
                 m.d.sync += error.eq(1)
         return m

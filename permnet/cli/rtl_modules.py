@@ -128,6 +128,7 @@ def gen_hil(uart_divisor=None, **options):
 
     return generated(uart_divisor=uart_divisor, **hil_params(**options))
 
+
 def network_options(f):
     f = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)(f)
     f = click.option("--max-size", type=int, default=4, show_default=True, help="largest packet in flits")(f)
@@ -137,6 +138,8 @@ def network_options(f):
     f = click.option("--trace", type=click.Path(dir_okay=False), default=None,
                      help="'cycle src dst size' lines for the generators instead (one per node per cycle)")(f)
     f = click.option("--switching", type=click.Choice(["vct", "wormhole"]), default="vct", show_default=True)(f)
+    f = click.option("--flit-width", type=int, default=0, show_default=True,
+                     help="payload bits per flit, checked at ejection (0: header-only flits)")(f)
     f = click.option("--buffer", type=int, default=4, show_default=True, help="flits per VC (a power of two)")(f)
     f = click.option("--vcs", type=int, default=None, help="virtual channels (default: the longest route)")(f)
     f = click.option("--topology", type=click.Choice(["ldi", "debruijn", "kautz", "torus", "hypercube"]),
@@ -144,40 +147,10 @@ def network_options(f):
     return ldi_options(f)
 
 
-def gen_network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed):
-    """The RTL network with its trace generators; init file ``expected``: the cycle at which the
-    simulator delivers each packet (by serial), for a checker."""
-    from permnet.fileio import read_text
-    from permnet.gen.routing import tables
-    from permnet.hdl import emit
-    from permnet.hdl.network import NetworkRTL, random_trace
-    from permnet.sim import netsim
+def gen_network(**options):
+    from permnet.rtlnet import network
 
-    require(M <= 64, f"the RTL network is for small networks (M <= 64), got {M}")
-    require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
-    require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
-    net = tables.network(topology, M, S)
-    t = net.table
-    vcs = vcs or t.max_hops
-    if trace:
-        tr = netsim.parse_trace(read_text(trace), M, None if switching == "wormhole" else buffer, where=trace)
-        rows = [tuple(int(a[i]) for a in tr.trace) for i in range(tr.trace[0].size)]
-    else:
-        rows = random_trace(M, packets, span, max_size, seed)
-        text = "".join(f"{c} {s} {d} {z}\n" for c, s, d, z in rows)
-        tr = netsim.parse_trace(text, M, None if switching == "wormhole" else buffer)
-    ref = netsim.simulate(net, tr, 1.0, netsim.Config(vcs=vcs, buffer=buffer, switching=switching,
-                                                       log=len(rows) + 1))
-    require(not ref.deadlock, f"{net.name} with {vcs} VC(s) deadlocks on this trace")
-    done = [0] * len(rows)
-    for a in ref.log:
-        done[int(a[0])] = int(a[4])
-    comp = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=vcs, buffer=buffer,
-                      wormhole=switching == "wormhole", expected=done)
-    params = {"topology": net.name, "vcs": vcs, "buffer": buffer, "switching": switching, "packets": len(rows),
-              "lanes": comp.L, "last_delivery": max(done)}
-    return emit.Generated("network", f"{topology}_network", comp, params, {"expected": done},
-                          {"expected": max(1, (max(done).bit_length() + 3) // 4)})
+    return network(**options)
 
 
 @dataclass(frozen=True)

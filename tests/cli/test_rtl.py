@@ -56,12 +56,23 @@ def test_rtl_crossbar_and_benes_init_files(tmp_path):
     (["rtl", "nexthop", "-M", 18, "-S", 3, "--pipeline", 0, "-o", "OUT"], "pipeline depth must be >= 1"),
     (["rtl", "nexthop", "-M", 100, "-S", 7, "--variant", "closed", "-o", "OUT"], "no closed-form route"),
     (["synth", "crossbar", "--ports", 4, "--width", 0], "width must be >= 1"),
+    (["rtl", "network", "-M", 9, "-S", 3, "--flit-width", -1, "-o", "OUT"], "--flit-width must be 0..1024 bits"),
+    (["rtl", "network", "-M", 9, "-S", 3, "--flit-width", 2000, "-o", "OUT"], "--flit-width must be 0..1024 bits"),
 ])
 def test_rtl_bad_input(tmp_path, args, needle):
     args = [str(tmp_path / "out.v") if a == "OUT" else a for a in args]
     p = run(*args, check=False)
     assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_rtl_network_flit_width(tmp_path):
+    run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "--flit-width", 24, "-o", tmp_path / "n.v")
+    text = (tmp_path / "n.v").read_text()
+    assert "//   flit_width = 24" in text and "reg [23:0]" in text
+    run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "-o", tmp_path / "h.v")
+    assert "flit_width" not in (tmp_path / "h.v").read_text()          # default: header-only flits, as before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.v", "h_expected.hex", "n.v", "n_expected.hex"]
 
 
 def test_synth_report_json():

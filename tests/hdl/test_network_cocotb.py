@@ -28,9 +28,9 @@ def test_network_on_verilator(name, monkeypatch):
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
 
-    from permnet.cli.rtl_modules import gen_network
+    from permnet.rtlnet import network
 
-    gen = gen_network(**CASES[name])
+    gen = network(**CASES[name])
     build = BUILD / "verilator" / name
     build.mkdir(parents=True, exist_ok=True)
     src = build / f"{gen.name}.v"

@@ -7,7 +7,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from permnet.gen.routing import tables
-from permnet.hdl.network import NetworkRTL
+from permnet.hdl.network import NetworkRTL, flit_payload
 from permnet.sim import netsim
 
 
@@ -22,7 +22,9 @@ def random_trace(M, n, span, max_size, seed):
     return rows
 
 
-def rtl_deliveries(dut, M, max_cycles):
+def rtl_deliveries(dut, M, max_cycles, flits=None, inject=None):
+    """{serial: delivery cycle} and the sticky error; with a payload, every ejected flit's
+    ``(serial, idx, payload)`` is appended to ``flits``; ``inject(ctx)`` runs after every tick."""
     got = {}
     state = {}
 
@@ -31,6 +33,9 @@ def rtl_deliveries(dut, M, max_cycles):
             cyc = ctx.get(dut.cycle)
             for n in range(M):
                 for k in range(dut.K):
+                    if flits is not None and ctx.get(dut.eject_valid[n][k]):
+                        flits.append((ctx.get(dut.eject_serial[n][k]), ctx.get(dut.eject_idx[n][k]),
+                                      ctx.get(dut.eject_payload[n][k])))
                     if ctx.get(dut.tail_valid[n][k]):
                         s = ctx.get(dut.tail_serial[n][k])
                         assert s not in got, f"packet {s} delivered twice"
@@ -39,6 +44,8 @@ def rtl_deliveries(dut, M, max_cycles):
                 state["error"] = ctx.get(dut.error)
                 return
             await ctx.tick()
+            if inject is not None:
+                inject(ctx)
         raise AssertionError("RTL did not deliver every packet")
     sim = Simulator(dut)
     sim.add_clock(1e-6)
@@ -89,11 +96,79 @@ def test_checker_flags_a_wrong_expectation():
 @pytest.mark.parametrize("kw,needle", [({"vcs": 0}, "--vcs"), ({"buffer": 6}, "power of two"),
                                        ({"packets": 1000, "span": 2}, "do not fit"), ({"M": 100}, "M <= 64")])
 def test_rtl_network_bad_input(kw, needle):
-    from permnet.cli.rtl_modules import gen_network
     from permnet.gen.errors import PermnetError
+    from permnet.rtlnet import network
 
     args = dict(M=9, S=3, topology="ldi", vcs=None, buffer=4, switching="vct", trace=None, packets=8, span=8,
                 max_size=4, seed=0)
     args.update(kw)
     with pytest.raises(PermnetError, match=needle):
-        gen_network(**args)
+        network(**args)
+
+
+def _ldi_9_3_case(n=60, span=25, size=4, buffer=4):
+    net = tables.network("ldi", 9, 3)
+    t = net.table
+    rows = random_trace(9, n, span, size, seed=9 + n)
+    text = "".join(f"{c} {s} {d} {z}\n" for c, s, d, z in rows)
+    ref = netsim.simulate(net, netsim.parse_trace(text, 9), 1.0,
+                          netsim.Config(vcs=t.max_hops, buffer=buffer, log=10 * n))
+    want = {int(a[0]): int(a[4]) for a in ref.log}
+    assert len(want) == n
+    return t, rows, ref, want
+
+
+@pytest.mark.parametrize("width", [5, 40])     # fewer bits than serial+index (truncated), more (repeated)
+def test_flit_payloads_cross_the_network_intact(width):
+    """With ``flit_width`` W the datapath carries W payload bits per flit: still cycle for cycle
+    with the simulator, every flit of every packet ejected once, in order, with the payload of its
+    serial and index, and the RTL's own payload checkers silent."""
+    t, rows, ref, want = _ldi_9_3_case()
+    n = len(rows)
+    dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=t.max_hops, buffer=4,
+                     expected=[want[i] for i in range(n)], flit_width=width)
+    assert all(len(dut.eject_payload[x][k]) == width for x in range(9) for k in range(dut.K))
+    flits = []
+    got, error = rtl_deliveries(dut, 9, ref.cycles + 5, flits=flits)
+    assert got == want and error == 0
+    order = sorted(range(n), key=lambda i: rows[i][0])          # serial = index in the cycle-sorted trace
+    sizes = [rows[i][3] for i in order]
+    assert sorted((s, i) for s, i, _ in flits) == [(s, i) for s in range(n) for i in range(sizes[s])]
+    by_packet = {}
+    for s, i, _ in flits:
+        by_packet.setdefault(s, []).append(i)
+    assert all(idx == list(range(sizes[s])) for s, idx in by_packet.items())   # flits leave in order
+    for s, i, p in flits:
+        assert p == flit_payload(s, i, width, dut.zb, dut.sb), (s, i, p)
+    distinct = len({p for *_, p in flits})                      # payloads really differ between flits
+    assert distinct == len(flits) if width >= dut.zb + dut.sb else distinct >= 16
+
+
+def test_flit_payload_spec():
+    assert flit_payload(0, 0, 8, 2, 3) == 0x9E3779B97F4A7C15 & 0xFF
+    # serial 5, index 2 with 2 index bits: x = 0b10110 (5 bits), repeated over 12 bits, then the mask
+    assert flit_payload(5, 2, 12, 2, 3) == (0b10_10110_10110 ^ (0x9E3779B97F4A7C15 & 0xFFF))
+    assert len({flit_payload(s, i, 16, 2, 6) for s in range(64) for i in range(4)}) == 256
+
+
+def test_payload_checker_flags_a_corrupted_flit():
+    """One payload bit flipped in a buffered flit: same delivery cycles, but ``error`` rises."""
+    t, rows, ref, want = _ldi_9_3_case()
+    n = len(rows)
+    dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=t.max_hops, buffer=4,
+                     expected=[want[i] for i in range(n)], flit_width=12)
+    hit = []
+
+    def inject(ctx):
+        if hit:
+            return
+        for q in dut.buffers.values():
+            if ctx.get(q["count"]):                           # the flit at the head of a non-empty buffer
+                ent = q["ent"][ctx.get(q["head"])]
+                ctx.set(ent["payload"], ctx.get(ent["payload"]) ^ 0b100)
+                hit.append(ent)
+                return
+    flits = []
+    got, error = rtl_deliveries(dut, 9, ref.cycles + 5, flits=flits, inject=inject)
+    assert hit and got == want and error == 1
+    assert sum(p != flit_payload(s, i, 12, dut.zb, dut.sb) for s, i, p in flits) == 1

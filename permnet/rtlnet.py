@@ -1,0 +1,88 @@
+"""``permnet rtl network`` as one library call: the network's trace, the
+reference run of the cycle-level simulator that gives each packet's delivery
+cycle, and the RTL (:class:`permnet.hdl.network.NetworkRTL`) holding those
+cycles in its ejection checkers.
+
+This lives in the ``permnet`` package because it joins two layers the
+``hdl`` package must keep apart: the RTL (``permnet.hdl``) and the model it
+is checked against (``permnet.sim.netsim``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from permnet.gen.errors import require
+
+__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "NetworkPlan", "plan", "network"]
+
+MAX_NODES = 64          # the RTL network is for small networks
+MAX_FLIT_WIDTH = 1024   # payload bits per flit
+
+
+@dataclass
+class NetworkPlan:
+    """What the RTL is built from: the network, its trace rows ``(cycle, src, dst, size)``,
+    the VC count, and ``expected[serial]``, the cycle at which the simulator delivers each packet."""
+
+    net: object
+    rows: list
+    vcs: int
+    buffer: int
+    switching: str
+    expected: list
+
+
+def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
+         trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4,
+         seed: int = 0) -> NetworkPlan:
+    """The trace (the file ``trace``, or ``packets`` seeded uniform packets over ``span`` cycles)
+    and its reference run on the cycle-level simulator."""
+    from permnet.fileio import read_text
+    from permnet.gen.routing import tables
+    from permnet.hdl.network import random_trace
+    from permnet.sim import netsim
+
+    require(M <= MAX_NODES, f"the RTL network is for small networks (M <= {MAX_NODES}), got {M}")
+    require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
+    require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
+    net = tables.network(topology, M, S)
+    t = net.table
+    vcs = vcs or t.max_hops
+    if trace:
+        tr = netsim.parse_trace(read_text(trace), M, None if switching == "wormhole" else buffer, where=trace)
+        rows = [tuple(int(a[i]) for a in tr.trace) for i in range(tr.trace[0].size)]
+    else:
+        rows = random_trace(M, packets, span, max_size, seed)
+        text = "".join(f"{c} {s} {d} {z}\n" for c, s, d, z in rows)
+        tr = netsim.parse_trace(text, M, None if switching == "wormhole" else buffer)
+    ref = netsim.simulate(net, tr, 1.0, netsim.Config(vcs=vcs, buffer=buffer, switching=switching,
+                                                       log=len(rows) + 1))
+    require(not ref.deadlock, f"{net.name} with {vcs} VC(s) deadlocks on this trace")
+    done = [0] * len(rows)
+    for a in ref.log:
+        done[int(a[0])] = int(a[4])
+    return NetworkPlan(net, rows, vcs, buffer, switching, done)
+
+
+def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
+            trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
+            flit_width: int = 0):
+    """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
+    ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
+    ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection."""
+    from permnet.hdl import emit
+    from permnet.hdl.network import NetworkRTL
+
+    require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")
+    p = plan(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed)
+    t = p.net.table
+    done = p.expected
+    comp = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), p.rows, vcs=p.vcs, buffer=buffer,
+                      wormhole=switching == "wormhole", expected=done, flit_width=flit_width)
+    params = {"topology": p.net.name, "vcs": p.vcs, "buffer": buffer, "switching": switching,
+              "packets": len(p.rows), "lanes": comp.L, "last_delivery": max(done)}
+    if flit_width:
+        params["flit_width"] = flit_width
+    return emit.Generated("network", f"{topology}_network", comp, params, {"expected": done},
+                          {"expected": max(1, (max(done).bit_length() + 3) // 4)})
