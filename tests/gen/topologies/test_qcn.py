@@ -160,3 +160,27 @@ def test_fig3_qcn_2_q7_q3():
 def test_bad_parameters(args, msg):
     with pytest.raises(PermnetError, match=msg):
         q.qcn(*args)
+
+
+def test_cli_topo_qcn_and_its_planes(tmp_path):
+    import json
+
+    from cli_runner import run
+    from permnet import ocsconfig
+
+    cfg = tmp_path / "qcn.json"
+    out = json.loads(run("topo", "qcn", "--levels", 3, "--nucleus", "Q3", "--merge", "Q1", "--json",
+                         "--planes", cfg).stdout)
+    assert (out["family"], out["nodes"], out["ports"], out["diameter"]) == ("qcn", 256, 6, 8)
+    assert out["formula_holds"] and out["inter_cluster_diameter"] == 2 and out["max_module_size"] == 4
+    planes = ocsconfig.read(cfg).planes
+    Q = q.qcn(3, 3, 1)
+    assert planes.shape == (6, 256)
+    for row in planes:
+        assert sorted(row.tolist()) == list(range(256))                 # each plane a permutation
+    got = sorted((u, int(v)) for row in planes for u, v in enumerate(row))
+    assert got == sorted((u, int(v)) for u in range(256) for v in Q.succ[u])   # exactly the ports
+    for args, msg in [(("--nucleus", "Q3", "--merge", "Q3"), "smaller than"),
+                      (("--nucleus", "K5"), "hypercube nucleus"), (("--merge", "3x"), "hypercube")]:
+        p = run("topo", "qcn", "--levels", 2, *args, check=False)
+        assert p.returncode == 2 and msg in p.stderr and len(p.stderr.strip().splitlines()) == 1

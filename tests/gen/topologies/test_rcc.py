@@ -60,3 +60,20 @@ def test_short_nucleus_names():
     assert ip.nucleus_spec("Q7") == "hypercube:7" and ip.nucleus_spec("K5") == "complete:5"
     assert ip.nucleus_spec("ring:5") == "ring:5"
     assert ip.nucleus("Q3").topology.n == 8 and ip.nucleus("K5").topology.n == 5
+
+
+def test_cli_topo_rcc_route_and_planes(tmp_path):
+    import json
+
+    from cli_runner import run
+    from permnet import ocsconfig
+
+    cfg = tmp_path / "rcc.json"
+    out = json.loads(run("topo", "rcc", "--levels", 4, "--nucleus", "K3", "--json", "--planes", cfg).stdout)
+    assert (out["family"], out["nodes"], out["diameter"], out["diameter_formula"]) == ("rcc", 81, 7, 7)
+    assert ocsconfig.read(cfg).planes.shape == (4, 81)                  # 2 rotations of K3, 2 swaps
+    r = json.loads(run("route", "superip", "--family", "rcc", "--levels", 4, "--nucleus", "K3", "--src", 0,
+                       "--dst", 80, "--json").stdout)
+    assert r["hops"] <= 7 and r["path"][0] == 0 and r["path"][-1] == 80
+    p = run("topo", "rcc", "--levels", 2, "--nucleus", "Q3", check=False)
+    assert p.returncode == 2 and "complete graph" in p.stderr and len(p.stderr.strip().splitlines()) == 1
