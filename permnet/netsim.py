@@ -28,6 +28,13 @@ class NetsimRequest:
     links: bool = False
     config: str | None = None
     refine: int = 0
+    levels: int | None = None          # IP families (hsn, rcc, qcn, ...): as permnet topo takes them
+    nucleus: str | None = None
+    merge: str | None = None
+    symmetric: bool = False
+
+    def ip(self) -> dict:
+        return {"levels": self.levels, "nucleus": self.nucleus, "merge": self.merge, "symmetric": self.symmetric}
 
 
 @dataclass
@@ -47,10 +54,13 @@ class NetsimReport:
 
 
 def build(topology: str, nodes: int | None, degree: int | None, routing: str = "family", chords=None,
-          config: str | None = None):
+          config: str | None = None, **ip):
     """A :class:`permnet.gen.routing.tables.Network` from a family or from an OCS
-    configuration file (any format :mod:`permnet.ocsconfig` reads; shortest-path routing)."""
+    configuration file (any format :mod:`permnet.ocsconfig` reads; shortest-path routing).
+    ``ip``: ``levels``, ``nucleus``, ``merge``, ``symmetric`` of an IP family."""
     from permnet.gen.routing import tables
+
+    ip = {k: v for k, v in ip.items() if v not in (None, False)}
 
     if config is not None:
         from permnet import ocsconfig
@@ -61,17 +71,18 @@ def build(topology: str, nodes: int | None, degree: int | None, routing: str = "
         table = tables.from_planes(cfg.planes, routing)
         return tables.Network(f"config {Path(config).name}", table,
                               {"nodes": int(cfg.planes.shape[1]), "degree": int(cfg.planes.shape[0])})
-    require(nodes is not None, "--nodes is required (or --config FILE)")
-    return tables.network(topology, nodes, degree, routing, chords=chords)
+    require(nodes is not None or topology in tables.IP_TOPOLOGIES, "--nodes is required (or --config FILE)")
+    return tables.network(topology, nodes, degree, routing, chords=chords, **ip)
 
 
 def deadlock(topology: str, nodes: int | None, degree: int | None, *, vcs: int | None = None,
-             routing: str = "family", chords=None, config: str | None = None):
-    """:func:`permnet.gen.analysis.deadlock.analyse` of a family or a configuration file."""
+             routing: str = "family", chords=None, config: str | None = None, **ip):
+    """:func:`permnet.gen.analysis.deadlock.analyse` of a family or a configuration file
+    (``ip``: ``levels``, ``nucleus``, ``merge``, ``symmetric`` of an IP family)."""
     from permnet.gen.analysis.deadlock import analyse
 
     require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
-    net = build(topology, nodes, degree, routing, chords, config)
+    net = build(topology, nodes, degree, routing, chords, config, **ip)
     return analyse(net.table, vcs, topology=net.name)
 
 
@@ -96,7 +107,7 @@ def run(req: NetsimRequest, config) -> NetsimReport:
     load_list = netsim.loads(req.load) if req.trace is None else [1.0]
     sweeps = []
     for topo in (req.topologies if req.config is None else ["config"]):
-        net = build(topo, req.nodes, req.degree, req.routing, req.chords, req.config)
+        net = build(topo, req.nodes, req.degree, req.routing, req.chords, req.config, **req.ip())
         cfg = config.check(net.table.max_hops)
         if req.trace is not None:
             traffic = netsim.parse_trace(read_text(req.trace), net.table.M,

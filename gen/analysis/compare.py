@@ -12,8 +12,11 @@ assignment the paper uses for it, at most ``module_size`` nodes per module:
 - hypercube Q_n: subcubes of 2^c nodes (consecutive numbers);
 - star graph S_k: sub-stars S_j (fixed last k-j symbols), j! <= module size;
 - de Bruijn B(2, D): nodes with the same most significant bits;
-- super-IP graphs (HSN, ring-CN, complete-CN, super-flip) of the hypercube
+- super-IP graphs (HSN, ring-CN, complete-CN, super-flip, RHSN) of the hypercube
   Q_c with 2^c <= module size: one nucleus per module;
+- RCC(l, K_m) with m = module size: one complete nucleus per module;
+- QCN(l, Q_{c+3}/Q_3) (Fig. 3: the 3-cubes of CN(l, Q_{c+3}) merged), 2^c <=
+  module size: one quotient nucleus Q_c per module (Q7/Q3 for 24);
 - 2-D torus, cube-connected cycles: METIS parts of at most the module size.
 """
 
@@ -87,6 +90,28 @@ def _super(family):
     return series
 
 
+def _qcn(max_nodes, C):
+    """QCN(l, Q_{c+3}/Q_3): Fig. 3's 3-cubes merged, quotient nucleus Q_c with 2^c <= C."""
+    from permnet.gen.topologies import qcn
+    c = min(int(math.log2(C)), 5)
+    for l in range(2, 12):
+        if 2 ** (c + (c + 3) * (l - 1)) > max_nodes:
+            return
+        g = qcn.qcn(l, c + 3, 3)
+        yield f"qcn({l},Q{c + 3}/Q3)", g.topology, g.clusters()
+
+
+def _rcc(max_nodes, C):
+    """RCC(l, K_m) with m = C (at most 64): one complete nucleus per module."""
+    from permnet.gen.topologies import ipgraph
+    m = min(C, 64)
+    for l in range(2, 12):
+        if m ** l > max_nodes or m * l > 255:
+            return
+        g = ipgraph.rcc(l, f"K{m}")
+        yield f"rcc({l},K{m})", g.topology, g.clusters()
+
+
 def _torus(k):
     from permnet.gen.topologies import families
     return families.torus(k, 2)
@@ -108,6 +133,8 @@ SERIES = {
     "complete-cn": _super("complete-cn"),
     "superflip": _super("superflip"),
     "rhsn": _super("rhsn"),
+    "rcc": _rcc,
+    "qcn": _qcn,
 }
 
 

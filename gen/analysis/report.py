@@ -92,6 +92,8 @@ def measure(built, modules=None, bisection: bool = False, exact: bool | None = N
 
     topo = getattr(built, "topology", built)
     rep = topo.metrics(exact=exact)
+    if hasattr(built, "ports"):
+        rep["ports"] = built.ports           # links per node of a quotient (loops and repeats kept): its planes
     if hasattr(built, "diameter_formula") and getattr(built, "levels", 0) <= 8:
         # the formula's t comes from an exhaustive search over box arrangements (l <= 8)
         nu = built.nucleus.topology.metrics()

@@ -176,8 +176,13 @@ def topology_planes(built) -> Planes:
     succ = getattr(built, "succ", None)
     if succ is not None:
         planes = np.ascontiguousarray(succ.T)
+        if all(is_permutation(row) for row in planes):
+            check_planes(planes, succ)
+            return Planes(planes, "generators")
+        # the ports of a quotient (QCN): a regular multigraph, not one permutation per column
+        planes = decompose(np.asarray(succ, dtype=np.int64))
         check_planes(planes, succ)
-        return Planes(planes, "generators")
+        return Planes(planes, "colouring")
     succ = successor_array(built.n, built.tails, built.heads)
     planes = decompose(succ)
     check_planes(planes, succ)

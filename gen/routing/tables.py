@@ -16,6 +16,11 @@ dependencies from it.
 
 Routing functions
 -----------------
+* IP and super-IP families (``IP_TOPOLOGIES``: HSN, the cyclic-shift networks,
+  super-flip, RHSN, RCC, QCN) are built from ``levels`` and ``nucleus`` (and
+  ``merge`` for QCN) exactly as ``permnet topo`` builds them; their planes are
+  the generators (QCN: its ports, by edge colouring) and their routing is
+  ``shortest``.
 * ``family``: LDI(M, S) uses its own routing (:func:`permnet.gen.topologies.ldi.route`,
   ``auto``: Melhem's Theorem 3 with the Section 4 shortcuts where
   ``M = S^(h-1) G``, else the digit rule for shortest routes), evaluated for
@@ -35,10 +40,12 @@ import numpy as np
 
 from permnet.gen.errors import PermnetError, require
 
-__all__ = ["RouteTable", "Network", "TOPOLOGIES", "ROUTINGS", "network", "from_planes", "ldi_table",
+__all__ = ["RouteTable", "Network", "TOPOLOGIES", "IP_TOPOLOGIES", "ROUTINGS", "network", "from_planes", "ldi_table",
            "shortest_table", "torus_dor_table", "plane_of"]
 
-TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imase-itoh")
+#: IP and super-IP families (Yeh & Parhami), built from --levels/--nucleus as ``permnet topo`` builds them
+IP_TOPOLOGIES = ("hsn", "ring-cn", "complete-cn", "directed-cn", "superflip", "rhsn", "rcc", "qcn")
+TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imase-itoh") + IP_TOPOLOGIES
 ROUTINGS = ("family", "shortest")
 MAX_NODES = 4096
 _CHUNK = 1 << 22          # pairs handled at once when walking (bounded temporaries)
@@ -270,8 +277,28 @@ def _root(n: int, e: int) -> int | None:
     return None
 
 
-def network(topology: str, nodes: int, degree: int | None = None, routing: str = "family", *,
-            chords=None) -> Network:
+def ip_network_graph(topology: str, levels: int | None, nucleus: str | None = None, merge: str | None = None,
+                     symmetric: bool = False, max_nodes: int = MAX_NODES):
+    """The built IP family (a :class:`~permnet.gen.topologies.ipgraph.SuperIP` or
+    :class:`~permnet.gen.topologies.qcn.QCN`) and its display name, e.g. ``hsn(2,Q3)``."""
+    from permnet.gen.topologies import ipgraph, qcn
+
+    require(topology in IP_TOPOLOGIES, f"{topology!r} is not an IP family ({', '.join(IP_TOPOLOGIES)})")
+    require(levels is not None, f"{topology} needs --levels (and --nucleus)")
+    if topology == "qcn":
+        require(not symmetric, "qcn has no symmetric variant")
+        nucleus, merge = nucleus or "Q7", merge or "Q3"
+        n, k = qcn.parse_merge(nucleus, merge)
+        return qcn.qcn(levels, n, k, max_nodes=max_nodes), f"qcn({levels},Q{n}/Q{k})"
+    require(merge is None, f"--merge is for qcn, not {topology}")
+    nucleus = nucleus or ("K4" if topology == "rcc" else "hypercube:2")
+    g = ipgraph.build_super(topology, levels, nucleus, symmetric, max_nodes)
+    return g, f"{'symmetric-' if symmetric else ''}{topology}({levels},{nucleus})"
+
+
+def network(topology: str, nodes: int | None, degree: int | None = None, routing: str = "family", *,
+            chords=None, levels: int | None = None, nucleus: str | None = None, merge: str | None = None,
+            symmetric: bool = False) -> Network:
     """Build a family from its size and degree, decompose it into planes and route it.
 
     ``ldi``: LDI(nodes, degree).  ``debruijn``: B(degree, D) with degree^D = nodes.
@@ -279,13 +306,27 @@ def network(topology: str, nodes: int, degree: int | None = None, routing: str =
     k-ary n-cube with n = degree/2 and k^n = nodes.  ``hypercube``: 2^degree = nodes.
     ``imase-itoh``: II(degree, nodes).  ``chordal``: ring of ``nodes`` with ``chords``
     (degree = 2 + chords per class).  Planes by Melhem's residue form / edge
-    colouring (:mod:`permnet.gen.planes.decompose`).
+    colouring (:mod:`permnet.gen.planes.decompose`).  IP families (``IP_TOPOLOGIES``)
+    take ``levels``, ``nucleus``, ``merge`` (QCN) and ``symmetric`` instead, as
+    ``permnet topo`` does; ``nodes`` and ``degree`` (planes), when given, must agree.
     """
     from permnet.gen.planes import decompose
     from permnet.gen.topologies import families as f
 
     require(topology in TOPOLOGIES, f"unknown topology {topology!r}; choose from {', '.join(TOPOLOGIES)}")
     require(routing in ROUTINGS, f"unknown routing {routing!r}; choose from {', '.join(ROUTINGS)}")
+    if topology in IP_TOPOLOGIES:
+        built, name = ip_network_graph(topology, levels, nucleus, merge, symmetric)
+        n = built.topology.n
+        require(nodes is None or nodes == n, f"--nodes {nodes} disagrees with {name}, which has {n} nodes")
+        require(n <= MAX_NODES, f"{name} has {n} nodes; routing tables take at most {MAX_NODES}")
+        planes = decompose.topology_planes(built).planes
+        require(degree is None or degree == planes.shape[0],
+                f"--degree {degree} disagrees with {name}, which has {planes.shape[0]} planes")
+        return Network(name, shortest_table(planes), {"nodes": n, "degree": int(planes.shape[0]),
+                                                      "levels": levels, **built.topology.params})
+    require(levels is None and nucleus is None and merge is None and not symmetric,
+            f"--levels, --nucleus, --merge and --symmetric are for the IP families ({', '.join(IP_TOPOLOGIES)})")
     require(isinstance(nodes, (int, np.integer)) and 2 <= nodes <= MAX_NODES,
             f"nodes must be in 2..{MAX_NODES}, got {nodes}")
     if topology != "chordal":

@@ -48,8 +48,9 @@ import numpy as np
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.topologies.families import Topology, _topology
 
-__all__ = ["IPGraph", "SuperIP", "parse_seed", "parse_generator", "ip_graph", "nucleus", "super_ip",
-           "super_generators", "hcn", "de_bruijn_ip", "SUPER_FAMILIES", "NUCLEI"]
+__all__ = ["IPGraph", "SuperIP", "parse_seed", "parse_generator", "ip_graph", "nucleus", "nucleus_spec", "super_ip",
+           "super_generators", "rcc", "build_super", "simple_topology", "hcn", "de_bruijn_ip", "SUPER_FAMILIES",
+           "NUCLEI"]
 
 MAX_NODES = 2_000_000
 
@@ -144,16 +145,7 @@ class IPGraph:
 
     @cached_property
     def topology(self) -> Topology:
-        n, d = self.succ.shape
-        tails = np.repeat(np.arange(n, dtype=np.int64), d)
-        heads = self.succ.reshape(-1)
-        keep = tails != heads
-        pairs = np.unique(np.stack([tails[keep], heads[keep]], axis=1), axis=0)
-        rev = np.unique(pairs[:, ::-1], axis=0)
-        directed = not np.array_equal(pairs, rev)
-        if not directed:
-            pairs = pairs[pairs[:, 0] < pairs[:, 1]]
-        return _topology(self.name, n, pairs, directed, **self.params)
+        return simple_topology(self.name, self.succ, **self.params)
 
     def label_text(self, v: int) -> str:
         sym = self.params.get("symbols")
@@ -162,6 +154,22 @@ class IPGraph:
             parts = [sym[int(s)] for s in row]
             return ("," if any(len(p) > 1 for p in parts) else "").join(parts)
         return ",".join(str(int(s) + 1) for s in row)    # symbols counted from 1, as in the paper
+
+
+def simple_topology(name: str, succ: np.ndarray, **params) -> Topology:
+    """The simple graph of an (n, d) successor array: self-loops and repeated
+    arcs dropped; undirected when every arc has its reverse."""
+    n, d = succ.shape
+    tails = np.repeat(np.arange(n, dtype=np.int64), d)
+    heads = np.asarray(succ, dtype=np.int64).reshape(-1)
+    keep = tails != heads
+    code = np.sort(tails[keep] * n + heads[keep])          # sorted by (tail, head); np.unique is far slower
+    code = code[np.concatenate([[True], code[1:] != code[:-1]])] if code.size else code
+    pairs = np.stack([code // n, code % n], axis=1)
+    directed = not np.array_equal(code, np.sort(pairs[:, 1] * n + pairs[:, 0]))
+    if not directed:
+        pairs = pairs[pairs[:, 0] < pairs[:, 1]]
+    return _topology(name, n, pairs, directed, **params)
 
 
 def _explore(seed: np.ndarray, gens: list[np.ndarray], max_nodes: int = MAX_NODES):
@@ -244,22 +252,33 @@ def _graph_nucleus(topo: Topology) -> tuple[np.ndarray, list[np.ndarray]]:
     return _marked_ball(topo.n, moves)
 
 
+def nucleus_spec(spec: str) -> str:
+    """The paper's short names as specs: ``Q7`` is ``hypercube:7``, ``K5`` is
+    ``complete:5``; any other spec is returned unchanged."""
+    m = re.fullmatch(r"\s*([QK])(\d+)\s*", spec)
+    if m:
+        return f"{'hypercube' if m.group(1) == 'Q' else 'complete'}:{int(m.group(2))}"
+    return spec.strip()
+
+
 def nucleus(spec: str) -> IPGraph:
-    """A nucleus graph from ``hypercube:n`` (seed 12 34 ... with (1,2), (3,4), ...
-    as in Section 2), ``star:k`` (distinct symbols, (1,i)), ``complete:k``,
-    ``ring:k`` (a marked ball moved by rotations) or ``petersen`` (edge colouring)."""
+    """A nucleus graph from ``hypercube:n`` or ``Qn`` (seed 12 34 ... with (1,2),
+    (3,4), ... as in Section 2), ``star:k`` (distinct symbols, (1,i)),
+    ``complete:k`` or ``Kk``, ``ring:k`` (a marked ball moved by rotations) or
+    ``petersen`` (edge colouring)."""
     from permnet.gen.topologies import families
 
-    name, _, arg = spec.partition(":")
+    given = spec
+    name, _, arg = nucleus_spec(spec).partition(":")
     if name == "petersen":
         require(not arg, "petersen takes no size")
         seed, gens = _graph_nucleus(families.petersen())
-        return ip_graph(seed, gens, name=spec)
+        return ip_graph(seed, gens, name=given.strip())
     try:
         size = int(arg)
     except ValueError:
-        raise PermnetError(f"nucleus {spec!r}: expected NAME:SIZE, e.g. hypercube:2, star:4, complete:4, "
-                           "ring:5, or petersen") from None
+        raise PermnetError(f"nucleus {spec!r}: expected NAME:SIZE, e.g. hypercube:2 (or Q2), star:4, complete:4 "
+                           "(or K4), ring:5, or petersen") from None
     if name == "hypercube":
         require(1 <= size <= 8, f"nucleus hypercube:{size}: dimension must be 1..8")
         seed = np.arange(2 * size, dtype=np.uint8)
@@ -284,11 +303,12 @@ def nucleus(spec: str) -> IPGraph:
         seed, gens = _marked_ball(size, [[(i + 1) % size for i in range(size)],
                                          [(i - 1) % size for i in range(size)]])
     else:
-        raise PermnetError(f"unknown nucleus {name!r}: use hypercube:N, star:K, complete:K, ring:K or petersen")
-    return ip_graph(seed, gens, name=spec)
+        raise PermnetError(f"unknown nucleus {name!r}: use hypercube:N (QN), star:K, complete:K (KK), ring:K "
+                           "or petersen")
+    return ip_graph(seed, gens, name=given.strip())
 
 
-NUCLEI = ("hypercube:N", "star:K", "complete:K", "ring:K", "petersen")
+NUCLEI = ("hypercube:N", "QN", "star:K", "complete:K", "KN", "ring:K", "petersen")
 
 
 # -------------------------------------------------------- super-generators
@@ -518,6 +538,46 @@ def super_ip(family: str, levels: int, nucleus_spec, symmetric: bool = False,
     return SuperIP(seed, gens, *_explore(seed, gens, max_nodes), name, {"levels": levels, "nucleus": nname},
                    nucleus=nu, box_perms=[s for _, s in perms], box_names=[n for n, _ in perms],
                    levels=levels, symmetric=symmetric)
+
+
+def rcc(levels: int, nucleus_spec="K4", symmetric: bool = False, max_nodes: int = MAX_NODES) -> SuperIP:
+    """Recursively connected complete network RCC(l, K_m) as a super-IP graph.
+
+    Yeh & Parhami list RCC [Hamdi 1994] among the super-IP graphs of
+    Corollary 4.2 but give no construction; Hamdi's own definition is not
+    in the seed text.  This is the reading the corollary implies: the
+    nucleus is the complete graph K_m (``complete:m`` or ``Km``: a marked
+    ball on m positions, generators the m-1 rotations, so D_G = 1 and
+    M_N = m) and the super-generators are RHSN's recursive swaps (for
+    l = 2^q boxes S_i swaps the leftmost 2^(i-1) boxes with the next
+    2^(i-1); other l as in :func:`super_generators`), i.e. RHSN(l, K_m)
+    under the name ``rcc``.  m^l nodes (Theorem 3.2), degree at most
+    m - 1 + ceil(log2 l) (fewer where a swap fixes a label or two coincide).
+
+    Corollary 4.2 gives the diameter (D_G + 1) log_{M_N} N - 1 = 2l - 1;
+    :meth:`SuperIP.diameter_formula` is Theorem 4.1's l D_G + t with t
+    found by search, and the tests compare both with networkx's BFS.
+
+        >>> g = rcc(4, "K3")
+        >>> g.topology.n, g.topology.metrics()["diameter"], g.diameter_formula()
+        (81, 7, 7)
+    """
+    nu = nucleus(nucleus_spec) if isinstance(nucleus_spec, str) else nucleus_spec
+    t = nu.topology
+    m = t.n
+    require(not t.directed and m >= 2 and len(t.tails) == m * (m - 1),
+            f"RCC's nucleus is a complete graph K_m (--nucleus Km or complete:m), not {nu.name}")
+    g = super_ip("rhsn", levels, nu, symmetric, max_nodes)
+    g.name = ("symmetric-" if symmetric else "") + "rcc"
+    return g
+
+
+def build_super(family: str, levels: int, nucleus_spec, symmetric: bool = False,
+                max_nodes: int = MAX_NODES) -> SuperIP:
+    """:func:`super_ip` for a family of ``SUPER_FAMILIES``, or :func:`rcc` for ``"rcc"``."""
+    if family == "rcc":
+        return rcc(levels, nucleus_spec, symmetric, max_nodes)
+    return super_ip(family, levels, nucleus_spec, symmetric, max_nodes)
 
 
 def _group_order(perms) -> int:

@@ -88,6 +88,24 @@ def ldi_options(f):
     return f
 
 
+#: ``--topology`` of netsim and deadlock (the CLI stays free of numpy at start-up; a test keeps this
+#: equal to :data:`permnet.gen.routing.tables.TOPOLOGIES`)
+NET_TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imase-itoh",
+                  "hsn", "ring-cn", "complete-cn", "directed-cn", "superflip", "rhsn", "rcc", "qcn")
+
+
+def ip_family_options(f):
+    """``--levels``, ``--nucleus``, ``--merge``, ``--symmetric``: an IP family
+    (hsn, ring-cn, ..., rcc, qcn) as ``permnet topo`` builds it."""
+    f = click.option("--symmetric", is_flag=True, help="IP families: the distinct-symbol seed")(f)
+    f = click.option("--merge", default=None, help="qcn: the merged subcube Qk (default Q3)")(f)
+    f = click.option("--nucleus", default=None,
+                     help="IP families: the nucleus, e.g. Q3, K4, star:4 (default hypercube:2; rcc K4; qcn Q7)")(f)
+    f = click.option("--levels", "-l", "levels", type=int, default=None,
+                     help="IP families: l, the number of super-symbols (--nodes then optional)")(f)
+    return f
+
+
 def schedule_options(f):
     f = click.option("--slot-us", type=POSITIVE_FLOAT, default=None,
                      help="with --switches: duration of each time slot in microseconds")(f)

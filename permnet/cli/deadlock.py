@@ -10,9 +10,9 @@ import sys
 
 import click
 
-from permnet.cli.common import EXIT_MISMATCH, echo_json
+from permnet.cli.common import EXIT_MISMATCH, NET_TOPOLOGIES, echo_json, ip_family_options
 
-TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imase-itoh")
+TOPOLOGIES = NET_TOPOLOGIES
 
 
 @click.command("deadlock")
@@ -22,16 +22,18 @@ TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imas
               help="analyse the planes of an OCS configuration file instead (shortest-path routing)")
 @click.option("--degree", "-S", "S", type=int, default=None, help="degree = switching planes (not for chordal)")
 @click.option("--chords", default=None, help="chordal rings: chords per residue class, e.g. 3,9;6,12")
+@ip_family_options
 @click.option("--vcs", type=int, default=None, help="virtual channels (default: the longest route)")
 @click.option("--routing", type=click.Choice(["family", "shortest"]), default="family", show_default=True,
               help="the family's own routing (LDI: Melhem; torus: dimension order) or BFS shortest paths")
 @click.option("--require-acyclic", is_flag=True, help="exit 1 if the dependency graph has a cycle")
 @click.option("--json", "as_json", is_flag=True)
-def group(topology, M, config, S, chords, vcs, routing, require_acyclic, as_json):
+def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, vcs, routing, require_acyclic, as_json):
     """Channel dependency graph over (link, VC) with hop-indexed VCs: acyclic, or a cycle."""
     from permnet.netsim import deadlock
 
-    rep = deadlock(topology, M, S, vcs=vcs, routing=routing, chords=chords, config=config)
+    rep = deadlock(topology, M, S, vcs=vcs, routing=routing, chords=chords, config=config, levels=levels,
+                   nucleus=nucleus, merge=merge, symmetric=symmetric)
     if as_json:
         echo_json(rep.as_dict())
     else:

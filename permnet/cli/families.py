@@ -13,7 +13,7 @@ import click
 from permnet.cli.common import EXACT_OPTION, POSITIVE_FLOAT, SEED, ocs_output_options, written
 from permnet.gen.errors import PermnetError, require
 
-TOPO_KEYS = ("family", "nodes", "degree", "diameter", "diameter_lower_bound", "avg_hops", "avg_hops_ci95",
+TOPO_KEYS = ("family", "nodes", "degree", "ports", "diameter", "diameter_lower_bound", "avg_hops", "avg_hops_ci95",
              "connected", "moore_diameter_bound")
 MODULE_KEYS = ("modules", "max_module_size", "inter_cluster_degree", "inter_cluster_diameter",
                "avg_inter_cluster_distance", "dd_cost", "id_cost", "ii_cost")
@@ -102,7 +102,7 @@ def _register_families(group):
 def _super_ip_options():
     return [click.option("--levels", "-l", "levels", type=int, required=True, help="l, the number of super-symbols"),
             click.option("--nucleus", default="hypercube:2", show_default=True,
-                         help="hypercube:N, star:K, complete:K, ring:K or petersen"),
+                         help="hypercube:N (or QN), star:K, complete:K (or KK), ring:K or petersen"),
             click.option("--symmetric", is_flag=True, help="distinct-symbol seed (symmetric super-IP graph)")]
 
 
@@ -125,6 +125,28 @@ def _register_ip(group):
                            "superflip": "Super-flip network on G (Yeh & Parhami 3.4).",
                            "rhsn": "Recursive HSN RHSN(l,G), l = 2^q (Yeh & Parhami, Cor. 4.2); other l: a shorter last swap."}[fam]
         reg(fam, builder, _super_ip_options(), lambda kw: (kw["levels"], kw["nucleus"], kw["symmetric"]))
+    levels = click.option("--levels", "-l", "levels", type=int, required=True,
+                          help="l, the number of super-symbols")
+    symmetric = click.option("--symmetric", is_flag=True, help="distinct-symbol seed (symmetric super-IP graph)")
+
+    def rcc(levels, nucleus, symmetric):
+        return ip.rcc(levels, nucleus, symmetric)
+    rcc.__doc__ = "Recursively connected complete network RCC(l,K_m): RHSN(l,K_m) (Yeh & Parhami, Cor. 4.2)."
+    reg("rcc", rcc, [levels, click.option("--nucleus", default="K4", show_default=True,
+                                          help="the complete graph Km (or complete:m)"), symmetric],
+        lambda kw: (kw["levels"], kw["nucleus"], kw["symmetric"]))
+
+    def qcn(levels, nucleus, merge, cn):
+        from permnet.gen.topologies import qcn as q
+        return q.qcn(levels, nucleus, merge, cn)
+    qcn.__doc__ = "Quotient cyclic-shift network QCN(l,Q_n/Q_k): the k-cubes of CN(l,Q_n) merged (Yeh & Parhami, Fig. 3)."
+    reg("qcn", qcn, [levels,
+                     click.option("--nucleus", default="Q7", show_default=True, help="the hypercube Qn (or hypercube:n)"),
+                     click.option("--merge", default="Q3", show_default=True,
+                                  help="Qk: merge the k lowest bits of the leftmost box (each k-cube of a nucleus)"),
+                     click.option("--cn", type=click.Choice(["ring-cn", "complete-cn", "directed-cn"]),
+                                  default="ring-cn", show_default=True, help="the cyclic-shift super-generators")],
+        lambda kw: (kw["levels"], kw["nucleus"], kw["merge"], kw["cn"]))
     dims = click.option("--dims", "-n", "n", type=int, required=True)
     reg("hcn", ip.hcn, [dims], lambda kw: (kw["n"],))
     reg("debruijn-ip", ip.de_bruijn_ip, [dims], lambda kw: (kw["n"],))
@@ -134,14 +156,14 @@ def _register_route(route):
     from permnet.gen.topologies import ipgraph as ip
 
     @route.command("superip")
-    @click.option("--family", type=click.Choice(ip.SUPER_FAMILIES), default="hsn", show_default=True)
+    @click.option("--family", type=click.Choice(ip.SUPER_FAMILIES + ("rcc",)), default="hsn", show_default=True)
     @_options(_super_ip_options())
     @click.option("--src", type=int, required=True, help="source node number")
     @click.option("--dst", type=int, required=True, help="destination node number")
     @click.option("--json", "as_json", is_flag=True)
     def route_superip(family, levels, nucleus, symmetric, src, dst, as_json):
         """Route by sorting labels in a super-IP graph (Theorem 4.1)."""
-        g = ip.super_ip(family, levels, nucleus, symmetric)
+        g = ip.build_super(family, levels, nucleus, symmetric)
         n = g.topology.n
         require(0 <= src < n and 0 <= dst < n, f"--src and --dst must be node numbers in 0..{n - 1}")
         path = g.route(src, dst)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import SEED, echo_json
+from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, ip_family_options
 
-TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imase-itoh")
+TOPOLOGIES = NET_TOPOLOGIES
 
 
 @click.command("netsim")
@@ -20,6 +20,7 @@ TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imas
               help="simulate the planes of an OCS configuration file instead (shortest-path routing)")
 @click.option("--degree", "-S", "S", type=int, default=None, help="degree = switching planes (not for chordal)")
 @click.option("--chords", default=None, help="chordal rings: chords per residue class")
+@ip_family_options
 @click.option("--routing", type=click.Choice(["family", "shortest"]), default="family", show_default=True)
 @click.option("--traffic", default="uniform", show_default=True,
               help="uniform, transpose, bitrev, bitcomp, shuffle, tornado, hotspot[:NODE[:FRAC]], randperm")
@@ -42,14 +43,14 @@ TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imas
               help="folder for the curves: per-topology JSON and summaries, latency.png/svg")
 @click.option("--links", is_flag=True, help="per-link utilisation in the -o JSON files")
 @click.option("--json", "as_json", is_flag=True)
-def group(topology, M, config, S, chords, routing, traffic, trace, load, vcs, buffer, packet_size, switching, cycles, warmup,
-          timeout, seed, refine, allow_deadlock, output, links, as_json):
+def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, routing, traffic, trace, load, vcs, buffer,
+          packet_size, switching, cycles, warmup, timeout, seed, refine, allow_deadlock, output, links, as_json):
     """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
     from permnet.netsim import NetsimRequest, run
     from permnet.sim.netsim import Config
 
     req = NetsimRequest([t.strip() for t in topology.split(",") if t.strip()], M, S, traffic, load, routing, chords,
-                        trace, allow_deadlock, output, links, config, refine)
+                        trace, allow_deadlock, output, links, config, refine, levels, nucleus, merge, symmetric)
     cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, warmup=warmup, cycles=cycles,
                  timeout=timeout, seed=seed)
     rep = run(req, cfg)

@@ -57,6 +57,25 @@ def test_inter_cluster_metrics_match_dijkstra(n, k, directed, seed):
     assert got["avg_inter_cluster_distance"] == (None if avg is None else pytest.approx(avg))
 
 
+@given(st.integers(4, 30), st.sampled_from([1, 2, 3]), st.booleans(), st.integers(0, 2 ** 32 - 1))
+def test_equal_connected_modules_match_dijkstra(n, size, directed, seed):
+    """Modules of equal size, each a ring inside (the contracted graph has only
+    off-module arcs: the bit-parallel BFS path), plus random arcs between them."""
+    rng = np.random.default_rng(seed)
+    n -= n % size
+    modules = np.arange(n) // size
+    inner = [(v, v - v % size + (v % size + 1) % size) for v in range(n) if size > 1]
+    inner += [(b, a) for a, b in inner] if size > 1 else []
+    pairs = rng.integers(0, n, size=(int(rng.integers(n, 3 * n)), 2))
+    pairs = np.concatenate([np.array(inner, dtype=np.int64).reshape(-1, 2), pairs,
+                            np.stack([np.arange(n), (np.arange(n) + size) % n], 1)])
+    topo = families._topology("random", n, pairs, directed)
+    got = clusters.cluster_metrics(topo, modules, diameter=1, degree=1)
+    _, diam, avg = reference(topo, modules)
+    assert got["inter_cluster_diameter"] == diam
+    assert got["avg_inter_cluster_distance"] == (None if avg is None else pytest.approx(avg))
+
+
 @pytest.mark.parametrize("n,c", [(6, 2), (6, 3), (8, 3), (8, 4)])
 def test_hypercube_subcube_modules(n, c):
     # Section 5.3: with 2^c-node subcubes on a module, n - c off-module links

@@ -51,3 +51,18 @@ def test_rhsn_is_compared_like_the_other_super_ip_families():
         t = ipgraph.super_ip("rhsn", l, "hypercube:2").topology
         G = nx.DiGraph(list(zip(t.tails.tolist(), t.heads.tolist())))
         assert r["diameter"] == nx.diameter(G)          # independent BFS
+
+
+def test_qcn_and_rcc_series():
+    """QCN(l, Q_{c+3}/Q_3) with quotient nuclei of 2^c <= module size (Q7/Q3 for Fig. 3's 24),
+    RCC(l, K_m) with m = module size; diameters against the BFS-checked formulas."""
+    rows = compare(["qcn", "rcc"], max_nodes=2100, module_size=24)
+    got = {r["instance"]: r for r in rows}
+    assert set(got) == {"qcn(2,Q7/Q3)", "rcc(2,K24)"}
+    q = got["qcn(2,Q7/Q3)"]
+    assert (q["nodes"], q["degree"], q["diameter"], q["inter_cluster_diameter"]) == (2048, 12, 9, 1)
+    assert abs(q["avg_inter_cluster_distance"] - 2032 / 2047) < 1e-12
+    r = got["rcc(2,K24)"]
+    assert (r["nodes"], r["diameter"], r["inter_cluster_diameter"]) == (576, 3, 1)
+    rows = compare(["qcn"], max_nodes=40000, module_size=10)          # Q6/Q3: 8-node quotient nuclei
+    assert [(r["instance"], r["diameter"]) for r in rows] == [("qcn(2,Q6/Q3)", 7), ("qcn(3,Q6/Q3)", 11)]
