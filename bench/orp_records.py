@@ -17,7 +17,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from permnet.fileio import atomic_write, dumps_json  # noqa: E402
-from permnet.gen.orp.records import INSTANCES, run_records  # noqa: E402
+from permnet.gen.orp.records import INSTANCES  # noqa: E402
+from permnet.graphgolf import run_records  # noqa: E402
 from sections.search import records_table  # noqa: E402
 
 

@@ -23,11 +23,12 @@ from amaranth.back import verilog
 
 from permnet import __version__
 from permnet.gen.errors import require
+from permnet.gen.hexfile import hex_digits, hex_lines
 from permnet.fileio import atomic_write
 from permnet.gen.routing import benes as router
 from permnet.gen.topologies import ldi
 from permnet.hdl.benes import BenesNetwork
-from permnet.hdl.crossbar import CrossbarPlane, stream_words
+from permnet.hdl.crossbar import DUR_BITS, CrossbarPlane, stream_words
 from permnet.hdl.datapath import bits
 from permnet.hdl.nexthop import LdiNextHop, LdiNextHopNaive, LdiNextHopTable
 from permnet.gen.graph.permutations import inverse_partial as crossbar_select
@@ -42,7 +43,7 @@ class Generated:
     component: object
     params: dict
     init_files: dict = field(default_factory=dict)   # suffix -> list of words
-    word_digits: dict = field(default_factory=dict)  # suffix -> hex digits per word
+    word_digits: dict = field(default_factory=dict)  # suffix -> hex digits per word (hexfile.hex_digits)
 
     def verilog(self) -> str:
         import amaranth
@@ -66,7 +67,7 @@ def nexthop(M: int, S: int, *, pipeline: int = 1, variant: str = "auto", shortcu
     if variant == "table":
         comp = LdiNextHopTable(M, S, pipeline=pipeline)
         return Generated("nexthop", "ldi_nexthop", comp, params, {"table": comp.init_words()},
-                         {"table": (bits(S - 1) + 3) // 4})
+                         {"table": hex_digits(bits(S - 1))})
     params |= {"shortcut": shortcut and ldi.melhem_form(M, S) is not None
                and ldi.melhem_form(M, S)[0] == 2}
     if variant == "naive":
@@ -88,10 +89,10 @@ def crossbar(ports: int, width: int, *, slots: int = 1, planes=None, durations=N
     durations = durations if durations is not None else [1] * slots
     comp = CrossbarPlane(ports, width, slots=slots, init=selects, durations=durations)
     files = {"cfg": stream_words(selects, ports)}
-    digits = {"cfg": (bits(ports - 1) + 1 + 3) // 4}
+    digits = {"cfg": hex_digits(bits(ports - 1) + 1)}
     if slots > 1:
         files["dur"] = list(durations)
-        digits["dur"] = 4
+        digits["dur"] = hex_digits(DUR_BITS)
     return Generated("crossbar", "crossbar_plane", comp,
                      {"ports": ports, "width": width, "slots": slots}, files, digits)
 
@@ -106,7 +107,7 @@ def benes(size: int, width: int, *, network: str = "benes", pipeline_mask: int =
     return Generated("benes", "benes_network", comp,
                      {"size": size, "width": width, "network": network, "pipeline_mask": hex(pipeline_mask),
                       "stages": comp.stages, "latency": comp.latency}, {"cfg": words},
-                     {"cfg": max(1, (size // 2 + 3) // 4)})
+                     {"cfg": hex_digits(size // 2)})
 
 
 def write_verilog(gen: Generated, path) -> list[Path]:
@@ -114,7 +115,7 @@ def write_verilog(gen: Generated, path) -> list[Path]:
     path = Path(path)
     text = gen.verilog()          # everything is computed before any file is written
     files = {path.with_name(f"{path.stem}_{suffix}.hex"):
-             "".join(f"{w:0{gen.word_digits[suffix]}x}\n" for w in words)
+             hex_lines(words, gen.word_digits[suffix])
              for suffix, words in gen.init_files.items()}
     out = [atomic_write(path, text)]
     out += [atomic_write(p, t) for p, t in files.items()]

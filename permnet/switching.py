@@ -22,6 +22,9 @@ Hex files for ``$readmemh`` (shared with the RTL):
   (unused high bits 0).  This is the word the RTL's configuration stream
   takes, stage 0 first.
 
+Digits follow :mod:`permnet.gen.hexfile` (a word of w bits takes ceil(w/4)
+digits); n x n switch words are not padded.
+
 Every file is produced one stage at a time from the packed settings
 (N bits a stage), so ``-o`` needs O(N) working memory and O(N log N) bits
 of output at any N.
@@ -37,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.hexfile import hex_digits, hex_lines, word_from_bits
 from permnet.fileio import atomic_write, read_text
 from permnet.gen.routing import benes
 from permnet.gen.routing import pn
@@ -240,25 +244,24 @@ def settings(perm, radix: int = 2, network: str = "benes") -> Settings:
 
 
 def _stage_lines(s: Settings):
-    """(``stage_SS.hex`` bytes, ``config.hex`` line or None), one stage at a time."""
+    """(``stage_SS.hex`` text, ``config.hex`` line or None), one stage at a time
+    (:func:`permnet.gen.hexfile.hex_lines`: a 2x2 switch is a 1-bit word, a
+    ``config.hex`` line a floor(N/2)-bit word; n x n switch words are unpadded)."""
     if isinstance(s.route, benes.BenesRoute):
-        digits = max(1, (s.size // 2 + 3) // 4)
+        digits = hex_digits(s.size // 2)
         for st in range(s.stages):
             b = s.route.stage_bits(st)
-            text = np.empty(2 * len(b), np.uint8)
-            text[0::2] = b + ord("0")
-            text[1::2] = ord("\n")
-            yield text.tobytes(), benes.stage_hex_word(b, digits) + "\n"
+            yield hex_lines(b, hex_digits(1)), hex_lines([word_from_bits(b)], digits)
         return
     b = max(1, (s.radix - 1).bit_length())
     for stage in s.route.stages:
-        rows = []
+        words = []
         for _, state in stage:
             word = 0
             for k, v in enumerate(state.tolist()):
                 word |= int(v) << (k * b)
-            rows.append(format(word, "x"))
-        yield ("\n".join(rows) + "\n").encode(), None
+            words.append(word)
+        yield hex_lines(words), None
 
 
 def write_hex(s: Settings, outdir) -> list[Path]:

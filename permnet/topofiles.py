@@ -1,6 +1,6 @@
 """Files a topology command writes or reads: the graph itself (edge list,
-GraphML, JSON), its switching planes as an OCS configuration, and a module
-file (one module id per node)."""
+GraphML, JSON), its switching planes as an OCS configuration, a module
+file (one module id per node) and the permutation files of ``mixed``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from permnet.fileio import atomic_write, dumps_json, read_text
 
-__all__ = ["write_graph", "write_planes", "write_ldi_planes", "read_modules"]
+__all__ = ["write_graph", "write_planes", "write_ldi_planes", "read_modules", "read_plane_specs"]
 
 
 def write_graph(topo, path) -> None:
@@ -70,3 +70,14 @@ def write_ldi_planes(M: int, S: int, path, fmt=None, method: str = "auto", *, de
     p = ldi_planes(M, S, method)
     cfg = ocsconfig.OcsConfig(p.planes, {"family": "ldi", "nodes": M, "degree": S, "plane_method": p.method})
     return ocsconfig.write_files(cfg, path, fmt, device_ports, single_file), p
+
+
+def read_plane_specs(specs) -> list:
+    """``--plane`` specs as :func:`permnet.gen.planes.mixed.user_permutations`
+    takes them: a spec that is no plane keyword and names a file becomes the
+    file's text (:class:`~permnet.gen.planes.mixed.PermutationFile`), others
+    pass through."""
+    from permnet.gen.planes.mixed import PermutationFile, is_plane_keyword
+
+    return [PermutationFile(read_text(s), s) if not is_plane_keyword(s) and Path(s).is_file() else s
+            for s in specs]

@@ -25,14 +25,22 @@ class Emulator(_LibraryEmulator):
         super().__init__(serve.__name__.removeprefix("serve_"), core, **opts)
 
 
+class HangUp(bytes):
+    """A reply that is sent, then the connection closed (a reply cut short)."""
+
+
 class FakeServer:
     """A misbehaving device: a raw TCP server (thread) that answers every
     received chunk with ``answer(data: bytes) -> bytes | None`` (``None``
-    closes the connection)."""
+    closes the connection; a :class:`HangUp` reply is sent, then the
+    connection closed).  With ``lines=True`` ``answer`` gets one line at a
+    time (without its newline).  Serves one connection after another until
+    closed (``with FakeServer(...) as fake`` or ``start()`` / ``close()``)."""
 
-    def __init__(self, answer):
+    def __init__(self, answer, *, lines: bool = False):
         import socket
         self.answer = answer
+        self.lines = lines
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.sock.settimeout(0.2)
         self.port = self.sock.getsockname()[1]
@@ -43,6 +51,41 @@ class FakeServer:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    def _replies(self, buf: bytes):
+        """(replies to send, rest of the buffer) for the received ``buf``."""
+        if not self.lines:
+            return [self.answer(buf)], b""
+        out = []
+        while b"\n" in buf:
+            line, _, buf = buf.partition(b"\n")
+            out.append(self.answer(line))
+            if out[-1] is None or isinstance(out[-1], HangUp):
+                break
+        return out, buf
+
+    def _serve(self, conn) -> None:
+        import socket
+        buf = b""
+        while not self.done.is_set():
+            try:
+                data = conn.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            replies, buf = self._replies(buf + data)
+            for out in replies:
+                if out is None:
+                    return
+                try:
+                    conn.sendall(out)
+                except OSError:
+                    return
+                if isinstance(out, HangUp):
+                    return
+
     def _run(self) -> None:
         import socket
         while not self.done.is_set():
@@ -50,30 +93,37 @@ class FakeServer:
                 conn, _ = self.sock.accept()
             except socket.timeout:
                 continue
+            except OSError:
+                return
             conn.settimeout(0.2)
             with conn:
-                while not self.done.is_set():
-                    try:
-                        data = conn.recv(65536)
-                    except socket.timeout:
-                        continue
-                    except OSError:
-                        break
-                    if not data:
-                        break
-                    out = self.answer(data)
-                    if out is None:
-                        break
-                    try:
-                        conn.sendall(out)
-                    except OSError:
-                        break
+                self._serve(conn)
 
-    def __enter__(self) -> "FakeServer":
+    def start(self) -> "FakeServer":
         self.thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def close(self) -> None:
         self.done.set()
         self.thread.join(5)
         self.sock.close()
+
+    def __enter__(self) -> "FakeServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def scpi_replies(replies: dict):
+    """A line ``answer`` for :class:`FakeServer`: the reply to a query is
+    ``replies[command head]`` (raw bytes; missing or ``b""``: no answer;
+    ``None``: hang up; bytes not ending in a newline: a reply cut short,
+    then hang up)."""
+    def answer(line: bytes):
+        head = line.decode().strip().split(" ")[0].lower()
+        reply = replies.get(head, b"")
+        if reply and not reply.endswith(b"\n"):
+            return HangUp(reply)
+        return reply
+    return answer

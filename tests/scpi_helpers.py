@@ -1,9 +1,9 @@
-"""Shared helpers for the OCS driver tests: a raw SCPI client and a fake misbehaving server."""
+"""Shared helpers for the SCPI driver tests: a raw SCPI client and emulators
+(the fake misbehaving server is :class:`ocs_helpers.FakeServer`)."""
 
 from __future__ import annotations
 
 import socket
-import threading
 
 
 class RawScpi:
@@ -34,49 +34,6 @@ class RawScpi:
 
     def close(self):
         self.sock.close()
-
-
-class FakeServer:
-    """Answers each query from ``replies`` (command head -> raw bytes, or None to hang up)."""
-
-    def __init__(self, replies: dict):
-        self.replies = replies
-        self.srv = socket.create_server(("127.0.0.1", 0))
-        self.srv.settimeout(5)
-        self.address = f"127.0.0.1:{self.srv.getsockname()[1]}"
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    def run(self):
-        try:
-            conn, _ = self.srv.accept()
-        except OSError:
-            return
-        conn.settimeout(5)
-        buf = b""
-        try:
-            for _ in range(100):
-                while b"\n" not in buf:
-                    chunk = conn.recv(4096)
-                    if not chunk:
-                        return
-                    buf += chunk
-                line, _, buf = buf.partition(b"\n")
-                head = line.decode().strip().split(" ")[0].lower()
-                reply = self.replies.get(head, b"")
-                if reply is None:
-                    return
-                conn.sendall(reply)
-                if reply and not reply.endswith(b"\n"):
-                    return  # a reply cut short: hang up
-        except OSError:
-            return
-        finally:
-            conn.close()
-
-    def close(self):
-        self.srv.close()
-        self.thread.join(5)
 
 
 class _Group:

@@ -43,7 +43,7 @@ def _records(args):
         return records_table(json.loads(saved.read_text()))
     import tempfile
 
-    from permnet.gen.orp.records import run_records
+    from permnet.graphgolf import run_records
 
     with tempfile.TemporaryDirectory() as tmp:
         rows = run_records(RECORD_SECONDS, tmp, workers=os.cpu_count() or 1)

@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from permnet.gen.errors import PermnetError, require
-from permnet.fileio import atomic_write, read_text
 from permnet.gen.graph.metrics import expand_frontier
 
-__all__ = ["HostSwitchGraph", "weighted_distance_sum", "read_edges", "parse_edges"]
+__all__ = ["HostSwitchGraph", "weighted_distance_sum", "parse_edges"]
 
 @njit(cache=True)
 def _csr(m, eu, ev):
@@ -204,7 +202,7 @@ class HostSwitchGraph:
                 "host_distribution": {str(k): int(v) for k, v in
                                       zip(*np.unique(self.counts(), return_counts=True))}}
 
-    # --------------------------------------------------------------- files
+    # ---------------------------------------------------------------- text
     def to_edges_text(self) -> str:
         """Graph Golf order/radix text: ``n m r`` then ``u v`` lines (hosts
         0..n-1, switches n..n+m-1), host links first, then switch links."""
@@ -213,9 +211,6 @@ class HostSwitchGraph:
         for a, b in sorted(tuple(sorted(e)) for e in self.edges.tolist()):
             lines.append(f"{self.n + a} {self.n + b}")
         return "\n".join(lines) + "\n"
-
-    def write(self, path) -> Path:
-        return atomic_write(path, self.to_edges_text())
 
 
 def check_order_radix(n: int, r: int) -> None:
@@ -294,7 +289,3 @@ def parse_edges(text: str, name: str = "edges") -> HostSwitchGraph:
 def _violations(name: str, problems: list[str]) -> None:
     shown = "; ".join(problems[:8]) + (f"; ... {len(problems) - 8} more" if len(problems) > 8 else "")
     raise PermnetError(f"{name}: {len(problems)} violation{'s' if len(problems) > 1 else ''}: {shown}")
-
-
-def read_edges(path) -> HostSwitchGraph:
-    return parse_edges(read_text(path), str(path))

@@ -8,24 +8,23 @@
 host-switch category.  ``PUBLISHED[(n, r)] = (h-ASPL, switches)`` is the best
 2021 solution file held in ``tests/data/graphgolf/`` (scored independently
 there); for the other six pairs no published graph was found, and the table
-says so (``None``).  :func:`run_records` runs :func:`permnet.gen.orp.sweep.sweep`
-on each pair with one budget, ranking as Graph Golf does (host diameter
-first), writes each graph found as a Graph Golf file (``h{n}r{r}.edges``,
-scored by ``permnet orp eval``) and returns a row per
-pair: h-ASPL and switches found, the published graph, the Theorem 2 bound and
-the gap to the published h-ASPL in percent (negative: better).
+says so (``None``).  :func:`search_instance` runs :func:`permnet.gen.orp.sweep.sweep`
+on one pair, ranking as Graph Golf does (host diameter first), and returns the
+graph found with its row: h-ASPL and switches found, the published graph, the
+Theorem 2 bound and the gap to the published h-ASPL in percent (negative:
+better).  Writing each graph as a Graph Golf file (``h{n}r{r}.edges``, scored
+by ``permnet orp eval``) is :func:`permnet.graphgolf.run_records`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
-from permnet.gen.errors import require
 from permnet.gen.orp.bounds import haspl_lower_bound
+from permnet.gen.orp.hostswitch import HostSwitchGraph
 
-__all__ = ["INSTANCES", "PUBLISHED", "RecordRow", "run_records", "run_instance"]
+__all__ = ["INSTANCES", "PUBLISHED", "RecordRow", "search_instance"]
 
 INSTANCES = [(32, 4), (80, 6), (128, 24), (432, 12), (1024, 5), (1024, 10), (1281, 21), (3800, 30),
              (4608, 36), (8208, 48), (10000, 10), (10000, 100), (65536, 64)]
@@ -52,39 +51,28 @@ class RecordRow:
     gap_pct: float | None  # 100 (found - published) / published
     seconds: float
     evaluations: int
-    path: str
+    path: str | None = None   # the Graph Golf file the graph was written to
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def run_instance(n: int, r: int, seconds: float, outdir, *, workers: int = 2, sweep_k: int = 8, seed: int = 0,
-                 scheduler: str | None = None, evaluations: int | None = None) -> RecordRow:
+def search_instance(n: int, r: int, seconds: float, *, workers: int = 2, sweep_k: int = 8, seed: int = 0,
+                    scheduler: str | None = None, evaluations: int | None = None
+                    ) -> tuple[RecordRow, HostSwitchGraph]:
+    """The row of pair (n, r) and the graph found, with ``seconds`` of wall
+    time (or ``evaluations`` per anneal)."""
     from permnet.gen.orp.sweep import sweep
 
     t = time.perf_counter()
     res = sweep(n, r, sweep=sweep_k, seconds=None if evaluations else seconds, evaluations=evaluations,
                 seed=seed, workers=workers, scheduler=scheduler, objective="golf")
     g = res.result.graph
-    path = g.write(Path(outdir) / f"h{n}r{r}.edges")
     pub = PUBLISHED.get((n, r))
     gap = None
     if pub is not None:  # published values are rounded to 12 decimals: equal within 1e-9 counts as equal
         gap = 0.0 if abs(res.result.haspl - pub[0]) < 1e-9 else 100.0 * (res.result.haspl - pub[0]) / pub[0]
-    return RecordRow(n, r, res.result.haspl, res.result.diameter, g.m, res.method,
-                     None if pub is None else pub[0], None if pub is None else pub[1], haspl_lower_bound(n, r),
-                     gap, time.perf_counter() - t, res.result.evaluations, str(path))
-
-
-def run_records(seconds: float, outdir, *, instances=None, workers: int = 2, sweep_k: int = 8, seed: int = 0,
-                scheduler: str | None = None, evaluations: int | None = None, progress=None) -> list[RecordRow]:
-    """Every instance with ``seconds`` of wall time each (or ``evaluations`` per anneal)."""
-    require(seconds > 0, f"seconds must be > 0, got {seconds}")
-    rows = []
-    for n, r in instances or INSTANCES:
-        row = run_instance(n, r, seconds, outdir, workers=workers, sweep_k=sweep_k, seed=seed,
-                           scheduler=scheduler, evaluations=evaluations)
-        rows.append(row)
-        if progress is not None:
-            progress(row)
-    return rows
+    row = RecordRow(n, r, res.result.haspl, res.result.diameter, g.m, res.method,
+                    None if pub is None else pub[0], None if pub is None else pub[1], haspl_lower_bound(n, r),
+                    gap, time.perf_counter() - t, res.result.evaluations)
+    return row, g

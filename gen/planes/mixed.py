@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from permnet.gen.errors import PermnetError, require
-from permnet.fileio import read_text
 from permnet.gen.topologies import ldi
 from permnet.gen.graph.metrics import Digraph, distance_stats
 from permnet.gen.planes.decompose import is_permutation, ldi_planes
 
-__all__ = ["user_permutations", "mixed_network"]
+__all__ = ["PermutationFile", "is_plane_keyword", "user_permutations", "parse_permutation", "mixed_network"]
 
 
 def _torus(M: int, a: int, b: int) -> list[tuple[str, np.ndarray]]:
@@ -38,15 +37,34 @@ def _torus(M: int, a: int, b: int) -> list[tuple[str, np.ndarray]]:
             ("torus+y", ((r + 1) % a) * b + c), ("torus-y", ((r - 1) % a) * b + c)]
 
 
+class PermutationFile(NamedTuple):
+    """The text of a permutation file (a JSON list or one integer per line)
+    and its name for messages; :func:`permnet.topofiles.read_plane_specs`
+    reads it."""
+
+    text: str
+    name: str
+
+
+_KEYWORD = re.compile(r"ring-?|shift:-?\d+|torus:\d+x\d+")
+
+
+def is_plane_keyword(spec: str) -> bool:
+    """True if ``spec`` names planes (ring, ring-, shift:K, torus:AxB) rather than a file."""
+    return _KEYWORD.fullmatch(spec) is not None
+
+
 def user_permutations(specs, M: int) -> list[tuple[str, np.ndarray]]:
     """Parse plane specs: ``ring`` (i -> i+1), ``ring-`` (i -> i-1),
     ``shift:k`` (i -> i+k), ``torus:AxB`` (four planes, +-x and +-y of an
-    A x B torus, node = row*B + column), or a path to a JSON list / a file
-    of one integer per line."""
+    A x B torus, node = row*B + column), or a :class:`PermutationFile`
+    (a JSON list or one integer per line)."""
     out = []
     n = np.arange(M)
     for spec in specs:
-        if spec == "ring":
+        if isinstance(spec, PermutationFile):
+            out.append((spec.name, parse_permutation(spec.text, M, spec.name)))
+        elif spec == "ring":
             out.append(("ring", (n + 1) % M))
         elif spec == "ring-":
             out.append(("ring-", (n - 1) % M))
@@ -54,20 +72,19 @@ def user_permutations(specs, M: int) -> list[tuple[str, np.ndarray]]:
             out.append((spec, (n + int(m.group(1))) % M))
         elif m := re.fullmatch(r"torus:(\d+)x(\d+)", spec):
             out += _torus(M, int(m.group(1)), int(m.group(2)))
-        elif Path(spec).is_file():
-            out.append((spec, _read_perm(spec, M)))
         else:
             raise PermnetError(f"unknown plane spec {spec!r} (ring, ring-, shift:K, torus:AxB or a file)")
     return out
 
 
-def _read_perm(path: str, M: int) -> np.ndarray:
-    text = read_text(path)
+def parse_permutation(text: str, M: int, name: str = "permutation") -> np.ndarray:
+    """A permutation of 0..M-1 from a JSON list or one integer per line
+    (``name`` is the source named in errors)."""
     try:
         vals = json.loads(text) if text.lstrip().startswith("[") else [int(t) for t in text.split()]
     except ValueError:
-        raise PermnetError(f"{path}: expected a JSON list or one integer per line") from None
-    require(len(vals) == M and is_permutation(vals), f"{path}: not a permutation of 0..{M - 1}")
+        raise PermnetError(f"{name}: expected a JSON list or one integer per line") from None
+    require(len(vals) == M and is_permutation(vals), f"{name}: not a permutation of 0..{M - 1}")
     return np.asarray(vals, dtype=np.int64)
 
 

@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit, prange
 
 from permnet.gen.errors import require
+from permnet.gen.hexfile import word_from_bits
 
 __all__ = ["route", "BenesRoute", "depth", "switch_count", "lower_bound", "complete_partial",
            "network_description", "NETWORKS"]
@@ -698,17 +699,7 @@ def stage_links(r: BenesRoute, s: int) -> np.ndarray:
     return _links_kernel(r.size, r.stages, s)[0]
 
 
-def stage_hex_word(bits01: np.ndarray, digits: int) -> str:
-    """Hex text (``digits`` digits, most significant first) of the word whose
-    bit j is ``bits01[j]``."""
-    b = np.zeros(4 * digits, np.uint8)
-    b[:len(bits01)] = bits01
-    nib = b.reshape(-1, 4) @ np.array([1, 2, 4, 8], np.uint8)
-    return np.frombuffer(b"0123456789abcdef", np.uint8)[nib[::-1]].tobytes().decode()
-
-
 def stage_words(r: BenesRoute) -> list[int]:
     """One integer per stage, bit j = state of the stage's j-th switch
     (switches ordered by first input position).  The RTL loads these."""
-    digits = max(1, (r.size // 2 + 3) // 4)
-    return [int(stage_hex_word(r.stage_bits(s), digits), 16) for s in range(r.stages)]
+    return [word_from_bits(r.stage_bits(s)) for s in range(r.stages)]

@@ -31,6 +31,7 @@ def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, output, fmt, de
     from permnet.gen.errors import require
     from permnet.gen.topologies import ldi
     from permnet.gen.planes.mixed import mixed_network, user_permutations
+    from permnet.topofiles import read_plane_specs
 
     ldi.check_params(M, S)
     require(optimize or (seconds is None and evaluations is None), "--seconds and --evals need --optimize")
@@ -38,7 +39,8 @@ def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, output, fmt, de
         require(evaluations is None or evaluations > 0, "--evals must be > 0")
         from permnet.gen.planes.mixed_search import optimize_mixed
 
-        res = optimize_mixed(M, S, user_permutations(specs, M), seconds=seconds, evaluations=evaluations, seed=seed)
+        res = optimize_mixed(M, S, user_permutations(read_plane_specs(specs), M), seconds=seconds,
+                             evaluations=evaluations, seed=seed)
         if output:
             cfg = ocsconfig.OcsConfig(res.planes.tolist(), {"family": "mixed-optimized", "nodes": M, "degree": S,
                                                             "user": "+".join(specs), "seed": seed})
@@ -51,7 +53,7 @@ def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, output, fmt, de
             click.echo(f"search diameter={res.diameter} avg_hops={res.avg_hops}  ({res.method}, "
                        f"{res.evaluations} candidates, {res.seconds:.1f} s)")
         return
-    rep = mixed_network(M, S, user_permutations(specs, M))
+    rep = mixed_network(M, S, user_permutations(read_plane_specs(specs), M))
     if output:
         cfg = ocsconfig.OcsConfig(rep["planes"], {"family": "ldi-mixed", "nodes": M, "degree": S,
                                                    "user": "+".join(specs)})

@@ -58,15 +58,15 @@ def orp_search(n, r, m, sweep, seconds, evaluations, seed, restarts, workers, sc
                output, as_json):
     """The clique where it is optimal (Section 3.2), else simulated annealing with the 2-neighbour swing
     at m_opt (or --switches), or over --sweep switch counts."""
-    from permnet.gen.orp.hostswitch import read_edges
     from permnet.gen.orp.bounds import haspl_lower_bound
     from permnet.gen.orp.sweep import sweep as do_sweep
+    from permnet.graphgolf import read_edges, write_edges
 
     g0 = read_edges(start) if start else None
     res = do_sweep(n, r, m=m, sweep=sweep, seconds=seconds, evaluations=evaluations, seed=seed, workers=workers,
                    restarts=restarts, scheduler=scheduler or dask, mode=mode, start=g0,
                    objective=objective)
-    res.result.graph.write(output)
+    write_edges(res.result.graph, output)
     emit(res.as_dict(haspl_lower_bound(n, r)), as_json, width=12)
 
 
@@ -75,7 +75,7 @@ def orp_search(n, r, m, sweep, seconds, evaluations, seed, restarts, workers, sc
 @click.option("--json", "as_json", is_flag=True)
 def orp_eval(path, as_json):
     """h-ASPL and host diameter of a Graph Golf order/radix file."""
-    from permnet.gen.orp.hostswitch import read_edges
+    from permnet.graphgolf import read_edges
 
     g = read_edges(path)
     emit(g.summary() | {"unused_switches": g.unused_switches()}, as_json, width=18)
@@ -136,8 +136,8 @@ def orp_plot(n, r, evaluations, samples, seed, outdir):
 def orp_planes(path, output, fmt, device_ports, single_file):
     """Switch links of an .edges file as OCS planes (one circuit per link direction)."""
     from permnet import ocsconfig
-    from permnet.gen.orp.hostswitch import read_edges
     from permnet.gen.orp.planes import switch_planes
+    from permnet.graphgolf import read_edges
 
     g = read_edges(path)
     planes = switch_planes(g)

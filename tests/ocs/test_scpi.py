@@ -6,7 +6,8 @@ import time
 
 import numpy as np
 import pytest
-from scpi_helpers import FakeServer, RawScpi, emulate
+from ocs_helpers import FakeServer, scpi_replies
+from scpi_helpers import RawScpi, emulate
 
 from permnet.ocs.driver import DeviceError, open_driver
 
@@ -130,15 +131,13 @@ def test_freeze_longer_than_timeout_is_a_timeout_and_the_command_is_dropped():
     (None, "closed"),
 ])
 def test_malformed_replies(stat, what):
-    srv = FakeServer({"*idn?": b"FAKE,OCS,1,1\r\n", ":oxc:swit:size?": b"8x8\r\n", ":oxc:swit:conn:stat?": stat})
-    try:
+    replies = {"*idn?": b"FAKE,OCS,1,1\r\n", ":oxc:swit:size?": b"8x8\r\n", ":oxc:swit:conn:stat?": stat}
+    with FakeServer(scpi_replies(replies), lines=True) as srv:
         d = open_driver("scpi", srv.address, timeout=2, name="fake1")
         d.open()
         with pytest.raises(DeviceError, match=f"^fake1 \\(scpi\\): .*{what}"):
             d.read()
         d.close()
-    finally:
-        srv.close()
 
 
 @pytest.mark.parametrize("replies, what", [
@@ -148,25 +147,19 @@ def test_malformed_replies(stat, what):
     ({"*idn?": b"FAKE,OCS,1,1\r\n", ":oxc:swit:size?": b"8\r\n", ":syst:err?": b"what\r\n"}, "syst:err"),
 ])
 def test_malformed_replies_elsewhere(replies, what):
-    srv = FakeServer(replies)
-    try:
+    with FakeServer(scpi_replies(replies), lines=True) as srv:
         with pytest.raises(DeviceError, match=what):
             with open_driver("scpi", srv.address, timeout=2) as d:
                 d.size()
                 d.connect([(0, 0)])
-    finally:
-        srv.close()
 
 
 def test_silent_server_times_out():
-    srv = FakeServer({"*idn?": b""})  # never answers
-    try:
+    with FakeServer(scpi_replies({"*idn?": b""}), lines=True) as srv:  # never answers
         t = time.monotonic()
         with pytest.raises(DeviceError, match="no answer"):
             open_driver("scpi", srv.address, timeout=0.3).open()
         assert time.monotonic() - t < 2
-    finally:
-        srv.close()
 
 
 def test_concurrent_clients():

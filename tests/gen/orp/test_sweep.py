@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from permnet.gen.orp.hostswitch import read_edges
+from permnet.graphgolf import read_edges
 from permnet.gen.orp.sweep import candidate_switch_counts, sweep
 from cli_runner import run
 from search_helpers import host_switch_stats
@@ -83,7 +83,7 @@ def test_dask_scheduler_address_gives_the_same_graph():
 
 
 def test_records_run_writes_graph_golf_files(tmp_path):
-    from permnet.gen.orp.records import run_instance
+    from permnet.graphgolf import run_instance
 
     row = run_instance(32, 4, 1.0, tmp_path, workers=1, sweep_k=2, evaluations=1000)
     ev = json.loads(run("orp", "eval", row.path, "--json").stdout)
