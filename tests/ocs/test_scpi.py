@@ -10,7 +10,6 @@ from ocs_helpers import FakeServer, scpi_replies
 from scpi_helpers import RawScpi, emulate
 
 from permnet.ocs.driver import DeviceError, open_driver
-from permnet.ocs.switchcore import Faults
 
 
 @pytest.fixture
