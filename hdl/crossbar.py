@@ -43,7 +43,7 @@ Timing (also written into the Verilog header, :data:`TIMING_NOTES`):
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Array, Cat, Module, Mux, Signal
 from amaranth.lib.memory import Memory
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out

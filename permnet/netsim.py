@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from permnet.gen.errors import PermnetError, require
+from permnet.gen.errors import require
 
 __all__ = ["NetsimRequest", "NetsimReport", "run", "build", "deadlock"]
 

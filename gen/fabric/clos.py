@@ -103,10 +103,6 @@ class Clos:
                 "colour": None if self.colour is None else self.colour.tolist(),
                 "perm": None if self.perm is None else self.perm.tolist()}
 
-    @staticmethod
-    def from_dict(d: dict):
-        return net_from_dict(d)
-
 
 def net_from_dict(d: dict):
     """Inverse of ``as_dict`` (for a fabric read back from its JSON)."""

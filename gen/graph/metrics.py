@@ -84,12 +84,12 @@ class DistanceStats:
 
 
 @intrinsic
-def _popcount(typingctx, x):
+def _popcount(_typingctx, x):
     """Population count of a uint64 (LLVM ctpop: one instruction on x86-64)."""
     if x != types.uint64:
         return None
 
-    def codegen(context, builder, signature, args):
+    def codegen(_context, builder, signature, args):
         return builder.ctpop(args[0])
     return types.uint64(types.uint64), codegen
 

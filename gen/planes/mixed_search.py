@@ -218,9 +218,9 @@ def optimize_mixed(M: int, S: int, user: list[tuple[str, np.ndarray]] | list[np.
         t, d, ok = union_total_hops(np.concatenate([fixed, fr]))
         return (t if ok else math.inf), d
 
-    cur, cur_d = score_all(free)
-    ldi_avg, ldi_d = cur / pairs, cur_d
-    best, best_d, method, evals = cur, cur_d, "ldi", 1
+    cur, ldi_d = score_all(free)
+    ldi_avg = cur / pairs
+    best, method, evals = cur, "ldi", 1
 
     def out_of_budget(share=1.0):
         if evaluations is not None and evals >= evaluations * share:
@@ -249,20 +249,20 @@ def optimize_mixed(M: int, S: int, user: list[tuple[str, np.ndarray]] | list[np.
                 gens[q] = old
                 cay[K + q] = _translation(M, a, b, old)
         cand = cay[K:].copy()
-        tot, d = score_all(cand)          # the exact all-pairs check of the Cayley candidate
+        tot, _ = score_all(cand)          # the exact all-pairs check of the Cayley candidate
         evals += 1
         if tot < best:
-            free, cur, cur_d, best, best_d, method = cand, tot, d, tot, d, "translations"
+            free, cur, best, method = cand, tot, tot, "translations"
     # 1b. random derangements (a random regular digraph is a strong start when the group is abelian,
     #     whose Cayley digraphs grow only polynomially)
     for _ in range(RANDOM_STARTS):
         if out_of_budget(PHASE1_SHARE + 0.1):
             break
         cand = np.array([_derangement(M, rng) for _ in range(S - K)])
-        tot, d = score_all(cand)
+        tot, _ = score_all(cand)
         evals += 1
         if tot < best:
-            free, cur, cur_d, best, best_d, method = cand, tot, d, tot, d, "random start"
+            free, cur, best, method = cand, tot, tot, "random start"
     steps = []
     # 2. arc swaps in one free plane, j pairs at a time
     budget_evals = evaluations
@@ -278,12 +278,12 @@ def optimize_mixed(M: int, S: int, user: list[tuple[str, np.ndarray]] | list[np.
             plane[x], plane[y] = plane[y], plane[x]
         trial = free.copy()
         trial[q] = plane
-        tot, d = score_all(trial)
+        tot, _ = score_all(trial)
         evals += 1
         if tot <= cur:
-            free, cur, cur_d = trial, tot, d
+            free, cur = trial, tot
             if tot < best:
-                best, best_d = tot, d
+                best = tot
                 if not steps:
                     steps.append("arc swaps")
     method = "+".join([method] + steps) if method != "ldi" or not steps else steps[0]

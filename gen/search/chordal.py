@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
@@ -408,7 +408,6 @@ class SearchRow:
     seconds: float
     evaluations: int
     doty: int | None = None
-    failures: list = field(default_factory=list)
     doty2: int | None = None  # Doty's Table 2 chordal-ring entry for (degree, diameter)
     stopped_by: str = ""      # "window", "moore bound", "evaluations" (deterministic) or "seconds"
 

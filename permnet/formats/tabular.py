@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from permnet.formats.base import LineFormat, PortNumbering, register
-from permnet.gen.errors import PermnetError, require
+from permnet.gen.errors import PermnetError
 
 
 def _int(tok: str, where: str) -> int:

@@ -53,3 +53,21 @@ def test_mixed_errors():
         mixed_network(16, 5, user_permutations(["torus:4x4"], 16))
     with pytest.raises(PermnetError, match="unknown plane spec"):
         user_permutations(["mesh"], 16)
+
+
+def test_mixed_permutation_files_are_read_by_the_package(tmp_path, monkeypatch):
+    from permnet.topofiles import read_plane_specs
+
+    (tmp_path / "p.txt").write_text("\n".join(str((5 * i) % 16) for i in range(16)) + "\n")
+    (tmp_path / "p.json").write_text(str([(i + 3) % 16 for i in range(16)]))
+    (tmp_path / "bad.json").write_text("[3, 0, 1]")
+    (tmp_path / "ring").write_text("not read: ring is a keyword")
+    monkeypatch.chdir(tmp_path)
+    user = user_permutations(read_plane_specs(["p.txt", "p.json", "ring"]), 16)
+    assert [name for name, _ in user] == ["p.txt", "p.json", "ring"]
+    assert user[0][1].tolist() == [(5 * i) % 16 for i in range(16)]
+    assert user[1][1].tolist() == [(i + 3) % 16 for i in range(16)]
+    with pytest.raises(PermnetError, match=r"^bad.json: not a permutation of 0..15$"):
+        user_permutations(read_plane_specs(["bad.json"]), 16)
+    with pytest.raises(PermnetError, match="unknown plane spec 'missing.txt'"):
+        user_permutations(read_plane_specs(["missing.txt"]), 16)
