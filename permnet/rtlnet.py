@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from permnet.gen.errors import require
+from permnet.gen.hexfile import hex_digits
 
 __all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "NetworkPlan", "plan", "network"]
 
@@ -85,4 +86,4 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
     if flit_width:
         params["flit_width"] = flit_width
     return emit.Generated("network", f"{topology}_network", comp, params, {"expected": done},
-                          {"expected": max(1, (max(done).bit_length() + 3) // 4)})
+                          {"expected": hex_digits(max(done).bit_length())})
