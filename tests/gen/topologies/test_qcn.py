@@ -184,3 +184,20 @@ def test_cli_topo_qcn_and_its_planes(tmp_path):
                       (("--nucleus", "K5"), "hypercube nucleus"), (("--merge", "3x"), "hypercube")]:
         p = run("topo", "qcn", "--levels", 2, *args, check=False)
         assert p.returncode == 2 and msg in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_estimated_run_keeps_the_module_figures():
+    """Fig. 3's figures need only the module graph: an estimated run still prints them (same values),
+    and a module graph too large for an exact run is refused in one line when asked for."""
+    import json
+
+    from cli_runner import run
+
+    args = ("topo", "qcn", "--levels", 3, "--nucleus", "Q4", "--merge", "Q2", "--json")
+    exact, est = json.loads(run(*args).stdout), json.loads(run(*args, "--estimate").stdout)
+    assert est["estimate"] and est["diameter"] is None and est["dd_cost"] is None
+    for key in ("modules", "inter_cluster_degree", "inter_cluster_diameter", "avg_inter_cluster_distance",
+                "ii_cost"):
+        assert est[key] == exact[key], key
+    with pytest.raises(PermnetError, match="pass --exact"):
+        cluster_metrics(q.qcn(3, 4, 2).topology, np.arange(1024), None, None, measure_missing=False, max_work=10)
