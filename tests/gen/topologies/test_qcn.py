@@ -201,3 +201,27 @@ def test_estimated_run_keeps_the_module_figures():
         assert est[key] == exact[key], key
     with pytest.raises(PermnetError, match="pass --exact"):
         cluster_metrics(q.qcn(3, 4, 2).topology, np.arange(1024), None, None, measure_missing=False, max_work=10)
+
+
+@pytest.mark.parametrize("family,l,n", [("ring-cn", 3, 2), ("ring-cn", 3, 3), ("ring-cn", 4, 2), ("ring-cn", 5, 1),
+                                        ("complete-cn", 3, 3)])
+def test_cubes_mixing_flips_and_rotations_need_repeated_boxes(family, l, n):
+    """The docstring's reason for merging nucleus subcubes: every 4-cycle that mixes
+    flips (same X_2..X_l) and rotations passes through a label with repeated boxes."""
+    import itertools
+
+    g = ip.super_ip(family, l, f"hypercube:{n}")
+    X = box_values(g, n)
+    t = g.topology
+    adj = {v: set() for v in range(t.n)}
+    for a, b in zip(t.tails.tolist(), t.heads.tolist()):
+        if a != b:
+            adj[a].add(b)
+            adj[b].add(a)
+    flip = lambda a, b: bool((X[a, 1:] == X[b, 1:]).all())      # noqa: E731
+    repeated = lambda v: len(set(X[v].tolist())) < l             # noqa: E731
+    for a in range(t.n):
+        for b, d in itertools.combinations(adj[a], 2):
+            for c in (adj[b] & adj[d]) - {a}:
+                if len({flip(a, b), flip(b, c), flip(c, d), flip(d, a)}) == 2:
+                    assert any(repeated(v) for v in (a, b, c, d))
