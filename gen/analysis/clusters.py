@@ -149,8 +149,10 @@ def _zero_one_bfs(n, indptr, indices, weight, size):
     return dist_sum, ecc, reached
 
 
-def inter_cluster_distances(topo, modules: np.ndarray) -> dict:
-    """I-diameter and average I-distance (None when some pair is unreachable)."""
+def inter_cluster_distances(topo, modules: np.ndarray, max_work: int | None = None) -> dict:
+    """I-diameter and average I-distance (None when some pair is unreachable).
+    With ``max_work``, refuse (:class:`PermnetError`) when the contracted
+    graph's pieces times arcs exceed it, before searching."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -168,6 +170,9 @@ def inter_cluster_distances(topo, modules: np.ndarray) -> dict:
     # keep the lighter of parallel arcs with different weights: sort puts weight 0 first
     _, first = np.unique(arcs[:, :2], axis=0, return_index=True)
     arcs = arcs[first]
+    require(max_work is None or k * max(len(arcs), 1) <= max_work,
+            f"inter-cluster distances here search {k:,} contracted pieces x {len(arcs):,} arcs, more than an exact "
+            "run allows; pass --exact to wait for them")
     # arcs are sorted by tail, so the CSR keeps their order and weight[e] stays aligned
     g = Digraph.from_arcs(k, arcs[:, 0], arcs[:, 1])
     pairs = n * (n - 1)
@@ -191,14 +196,17 @@ def inter_cluster_distances(topo, modules: np.ndarray) -> dict:
     }
 
 
-def cluster_metrics(topo, modules, diameter: int | None = None, degree: int | None = None) -> dict:
+def cluster_metrics(topo, modules, diameter: int | None = None, degree: int | None = None, *,
+                    measure_missing: bool = True, max_work: int | None = None) -> dict:
     """I-degree, I-diameter, average I-distance and the DD/ID/II costs of
     ``topo`` with node v on module ``modules[v]``.  ``diameter`` and
-    ``degree`` are computed when not given."""
+    ``degree`` are computed when not given, unless ``measure_missing`` is
+    False (an estimated run: the costs needing them are then None);
+    ``max_work`` as in :func:`inter_cluster_distances`."""
     modules = np.asarray(modules, dtype=np.int64)
     require(modules.shape == (topo.n,), f"need one module per node ({topo.n}), got {modules.shape}")
     modules = np.unique(modules, return_inverse=True)[1].astype(np.int64)
-    if diameter is None or degree is None:
+    if measure_missing and (diameter is None or degree is None):
         m = topo.metrics()
         diameter, degree = m["diameter"], m["degree"]
     t, h = topo.tails, topo.heads
@@ -207,10 +215,10 @@ def cluster_metrics(topo, modules, diameter: int | None = None, degree: int | No
     off_links = np.bincount(modules[t[off]], minlength=len(sizes))
     idegree = float((off_links / sizes).max())
     out = {"modules": int(len(sizes)), "max_module_size": int(sizes.max()), "inter_cluster_degree": idegree}
-    out.update(inter_cluster_distances(topo, modules))
+    out.update(inter_cluster_distances(topo, modules, max_work))
     out.pop("contracted_nodes")
     idiam = out["inter_cluster_diameter"]
-    out["dd_cost"] = degree * diameter if diameter is not None else None
+    out["dd_cost"] = degree * diameter if diameter is not None and degree is not None else None
     out["id_cost"] = idegree * diameter if diameter is not None else None
     out["ii_cost"] = idegree * idiam if idiam is not None else None
     return out

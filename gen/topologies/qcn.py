@@ -13,11 +13,12 @@ super-generators L_1, R_1 rotate the boxes (Section 3.3).
 
 Which 3-cubes
 -------------
-The 3-cubes to merge are subcubes of the nucleus copies (Q_n spanned by
-the flips of the leftmost box: a flip, a rotation, a flip and the inverse
-rotation change two different boxes, so no 4-cycle mixes the two kinds of
-link), and a partition of every nucleus copy into k-cubes that is the same
-in all copies fixes k of the n dimensions.  We merge the **k lowest bits of the leftmost
+The 3-cubes to merge are subcubes of the nucleus copies (the Q_n spanned
+by the flips of the leftmost box: the graph's modules, and the only cubes
+present around every node -- a few 4-cycles mixing flips and rotations
+exist, e.g. boxes (0,0,1)-(1,0,1)-(1,1,0)-(0,1,0) in CN(3, Q_2), but only where
+boxes repeat), and a partition of every nucleus copy into k-cubes that is
+the same in all copies fixes k of the n dimensions.  We merge the **k lowest bits of the leftmost
 box**: the node X_1 X_2 ... X_l belongs to the class (X_1 >> k, X_2, ...,
 X_l).  Which k dimensions does not matter: permuting the bits of every box
 alike is an automorphism of CN(l, Q_n) (it commutes with the rotations and
@@ -104,7 +105,7 @@ class QCN:
 
     @property
     def name(self) -> str:
-        return "qcn" if self.family == "ring-cn" else f"q{self.family}"
+        return "qcn"                 # the super-generators are params["cn"] when not ring-CN
 
     @property
     def ports(self) -> int:

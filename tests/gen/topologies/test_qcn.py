@@ -184,3 +184,44 @@ def test_cli_topo_qcn_and_its_planes(tmp_path):
                       (("--nucleus", "K5"), "hypercube nucleus"), (("--merge", "3x"), "hypercube")]:
         p = run("topo", "qcn", "--levels", 2, *args, check=False)
         assert p.returncode == 2 and msg in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_estimated_run_keeps_the_module_figures():
+    """Fig. 3's figures need only the module graph: an estimated run still prints them (same values),
+    and a module graph too large for an exact run is refused in one line when asked for."""
+    import json
+
+    from cli_runner import run
+
+    args = ("topo", "qcn", "--levels", 3, "--nucleus", "Q4", "--merge", "Q2", "--json")
+    exact, est = json.loads(run(*args).stdout), json.loads(run(*args, "--estimate").stdout)
+    assert est["estimate"] and est["diameter"] is None and est["dd_cost"] is None
+    for key in ("modules", "inter_cluster_degree", "inter_cluster_diameter", "avg_inter_cluster_distance",
+                "ii_cost"):
+        assert est[key] == exact[key], key
+    with pytest.raises(PermnetError, match="pass --exact"):
+        cluster_metrics(q.qcn(3, 4, 2).topology, np.arange(1024), None, None, measure_missing=False, max_work=10)
+
+
+@pytest.mark.parametrize("family,l,n", [("ring-cn", 3, 2), ("ring-cn", 3, 3), ("ring-cn", 4, 2), ("ring-cn", 5, 1),
+                                        ("complete-cn", 3, 3)])
+def test_cubes_mixing_flips_and_rotations_need_repeated_boxes(family, l, n):
+    """The docstring's reason for merging nucleus subcubes: every 4-cycle that mixes
+    flips (same X_2..X_l) and rotations passes through a label with repeated boxes."""
+    import itertools
+
+    g = ip.super_ip(family, l, f"hypercube:{n}")
+    X = box_values(g, n)
+    t = g.topology
+    adj = {v: set() for v in range(t.n)}
+    for a, b in zip(t.tails.tolist(), t.heads.tolist()):
+        if a != b:
+            adj[a].add(b)
+            adj[b].add(a)
+    flip = lambda a, b: bool((X[a, 1:] == X[b, 1:]).all())      # noqa: E731
+    repeated = lambda v: len(set(X[v].tolist())) < l             # noqa: E731
+    for a in range(t.n):
+        for b, d in itertools.combinations(adj[a], 2):
+            for c in (adj[b] & adj[d]) - {a}:
+                if len({flip(a, b), flip(b, c), flip(c, d), flip(d, a)}) == 2:
+                    assert any(repeated(v) for v in (a, b, c, d))
