@@ -39,13 +39,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.topologies.names import IP_NETWORKS, NETWORKS
 
 __all__ = ["RouteTable", "Network", "TOPOLOGIES", "IP_TOPOLOGIES", "ROUTINGS", "network", "from_planes", "ldi_table",
            "shortest_table", "torus_dor_table", "plane_of"]
 
 #: IP and super-IP families (Yeh & Parhami), built from --levels/--nucleus as ``permnet topo`` builds them
-IP_TOPOLOGIES = ("hsn", "ring-cn", "complete-cn", "directed-cn", "superflip", "rhsn", "rcc", "qcn")
-TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imase-itoh") + IP_TOPOLOGIES
+IP_TOPOLOGIES = IP_NETWORKS
+TOPOLOGIES = NETWORKS
 ROUTINGS = ("family", "shortest")
 MAX_NODES = 4096
 _CHUNK = 1 << 22          # pairs handled at once when walking (bounded temporaries)

@@ -47,6 +47,7 @@ import numpy as np
 
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.topologies.families import Topology, _topology
+from permnet.gen.topologies.names import SUPER_FAMILIES
 
 __all__ = ["IPGraph", "SuperIP", "parse_seed", "parse_generator", "ip_graph", "nucleus", "nucleus_spec", "super_ip",
            "super_generators", "rcc", "build_super", "simple_topology", "hcn", "de_bruijn_ip", "SUPER_FAMILIES",
@@ -355,7 +356,6 @@ def super_generators(family: str, l: int) -> list[tuple[str, list[int]]]:
     raise PermnetError(f"unknown super-IP family {family!r}: use one of {', '.join(SUPER_FAMILIES)}")
 
 
-SUPER_FAMILIES = ("hsn", "ring-cn", "complete-cn", "directed-cn", "superflip", "rhsn")
 
 
 @dataclass

@@ -7,6 +7,7 @@ import json
 import click
 
 from permnet.gen.errors import PermnetError
+from permnet.gen.topologies.names import NETWORKS
 
 EXIT_MISMATCH = 1       # only a verification that found a difference
 EXIT_BAD_INPUT = 2      # a problem the user can fix (one line on stderr)
@@ -88,10 +89,8 @@ def ldi_options(f):
     return f
 
 
-#: ``--topology`` of netsim and deadlock (the CLI stays free of numpy at start-up; a test keeps this
-#: equal to :data:`permnet.gen.routing.tables.TOPOLOGIES`)
-NET_TOPOLOGIES = ("ldi", "debruijn", "kautz", "torus", "hypercube", "chordal", "imase-itoh",
-                  "hsn", "ring-cn", "complete-cn", "directed-cn", "superflip", "rhsn", "rcc", "qcn")
+#: ``--topology`` of netsim and deadlock (a numpy-free module, so the CLI starts fast)
+NET_TOPOLOGIES = NETWORKS
 
 
 def ip_family_options(f):

@@ -63,8 +63,3 @@ def test_cli_netsim_and_deadlock_by_name(capsys):
                       (["deadlock", "--topology", "rcc", "--levels", "2", "--nucleus", "Q2"], "complete graph")]:
         r = run_main(argv, capsys)
         assert r.exit_code == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, (argv, r.stderr)
-
-
-def test_cli_topology_list_is_the_library_list():
-    from permnet.cli.common import NET_TOPOLOGIES
-    assert NET_TOPOLOGIES == tables.TOPOLOGIES
