@@ -126,6 +126,22 @@ def test_size_radix_mismatch():
         settings(list(range(10)), 3)
 
 
+@pytest.mark.parametrize("network", ["benes", "waksman"])
+@pytest.mark.parametrize("n", [benes.BIG_BLOCK, benes.BIG_BLOCK + 1, 2 * benes.BIG_BLOCK + 2, 4099])
+@pytest.mark.parametrize("partial", [False, True])
+def test_big_block_walk_against_the_oracle(n, network, partial):
+    # blocks of BIG_BLOCK wires and more are coloured through the successor
+    # array (odd and even sizes, Waksman's fixed switch, unused inputs):
+    # the explicit description replayed by the test's own simulator
+    rng = np.random.default_rng(n + partial)
+    p = rng.permutation(n).tolist()
+    if partial:
+        p = [None if rng.random() < 0.3 else v for v in p]
+    desc = settings(p, 2, network).description()
+    check(desc, p)
+    assert desc["switches"] == benes.switch_count(n, network)
+
+
 def test_large_random_is_verified():
     # 2^16 and a non-power of two; settings() replays before returning.
     for N in (2 ** 16, 100_003):
