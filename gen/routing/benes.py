@@ -111,6 +111,7 @@ MAX_WIRES = 1 << 29
 
 
 BIG_BLOCK = 1 << 10      # from this block size the walk follows a precomputed successor array
+HUGE_BLOCK = 1 << 19     # ... and from this one it walks each cycle both ways at once
 
 
 @njit(cache=True, inline="always")
@@ -187,6 +188,29 @@ def _split_small(src, dst, inv, bits, off, n, s0, waksman):
 
 
 @njit(cache=True, inline="always")
+def _step(nxt, off, n, i, c):
+    """One step of the walk of :func:`_split_big` from element i (colour c):
+    colour the element leaving beside it (1 - c) and that one's input
+    partner (c); return the partner, or -1 where the walk ends (an element
+    already coloured, or none)."""
+    j = nxt[off + i] & _VAL
+    if j == _VAL:
+        return -1
+    y = nxt[off + j]
+    if y & _VIS:
+        return -1
+    nxt[off + j] = y | _VIS | ((1 - c) * _COL)
+    p = j ^ 1
+    if p >= n:
+        return -1
+    z = nxt[off + p]
+    if z & _VIS:
+        return -1
+    nxt[off + p] = z | _VIS | (c * _COL)
+    return p
+
+
+@njit(cache=True, inline="always")
 def _split_big(src, dst, inv, nxt, bits, off, n, s0, waksman):
     """:func:`_split_block` for a block larger than the cache, where the walk
     is a chain of dependent cache misses.  First ``nxt[i] = inv[src[i] ^ 1]``,
@@ -200,6 +224,7 @@ def _split_big(src, dst, inv, nxt, bits, off, n, s0, waksman):
     for i in range(n):
         o = src[off + i] ^ 1
         nxt[off + i] = inv[off + o] if o < n else _VAL     # (o >= n only for odd n < 2^29)
+    both = n >= HUGE_BLOCK
     for phase in range(n + 1):
         if phase == 0:
             if n % 2 == 1:
@@ -214,21 +239,20 @@ def _split_big(src, dst, inv, nxt, bits, off, n, s0, waksman):
             if nxt[off + start] & _VIS:
                 continue
             c = 0
-        i = start
-        while True:
-            x = nxt[off + i]
-            nxt[off + i] = x | _VIS | (c * _COL)
-            j = x & _VAL
-            if j == _VAL:
-                break
-            y = nxt[off + j]
-            if y & _VIS:
-                break
-            nxt[off + j] = y | _VIS | ((1 - c) * _COL)
-            p = j ^ 1
-            if p >= n or nxt[off + p] & _VIS:
-                break
-            i = p
+        nxt[off + start] |= _VIS | (c * _COL)
+        a = start
+        b = start ^ 1
+        # far beyond the cache, walk the cycle both ways at once (two
+        # independent chains of misses in flight); the walks stop where they meet
+        if both and b < n and not (nxt[off + b] & _VIS):
+            nxt[off + b] |= _VIS | ((1 - c) * _COL)
+        else:
+            b = -1
+        while a >= 0 or b >= 0:
+            if a >= 0:
+                a = _step(nxt, off, n, a, c)
+            if b >= 0:
+                b = _step(nxt, off, n, b, 1 - c)
     for j in range(h):                       # input column
         if nxt[off + 2 * j] & _COL:
             _set(bits, s0, off + 2 * j)
@@ -520,6 +544,12 @@ def _presence_row(n_total, nstages, only, waksman):
 @njit(cache=True)
 def _stage_bits(bits, n_total, only, waksman):
     """The bits of the switches of stage ``only`` in position order."""
+    if not waksman and n_total & (n_total - 1) == 0:
+        # N = 2^k Beneš: every stage has a switch at every even position
+        out = np.empty(n_total // 2, np.uint8)
+        for q in range(n_total // 2):
+            out[q] = _bit(bits, only, 2 * q)
+        return out
     mask = _presence_row(n_total, bits.shape[0], only, waksman)
     k = 0
     for p in range(n_total):
