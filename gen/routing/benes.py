@@ -408,6 +408,7 @@ def _walk_subtree(bits, buf, used, off0, n0, s00, waksman):
     stack = np.empty((4, 256), np.int64)     # (off, n, s0, phase): phase 1 = output side
     stack[0, 0], stack[1, 0], stack[2, 0], stack[3, 0] = off0, n0, s00, 0
     top = 1
+    check = len(used) > 0
     while top > 0:
         top -= 1
         off, n, s0, phase = stack[0, top], stack[1, top], stack[2, top], stack[3, top]
@@ -417,21 +418,23 @@ def _walk_subtree(bits, buf, used, off0, n0, s00, waksman):
         w = buf[(s0 + 1) & 1]
         h = n // 2
         if n == 2:
-            if _idle(used, v[off], v[off + 1]):
+            if check and _idle(used, v[off], v[off + 1]):
                 _clear(bits, s0, off)
             if _bit(bits, s0, off):
                 v[off], v[off + 1] = v[off + 1], v[off]
             continue
+        # the switches swap by masks, not branches: their states are random
         if phase == 0:                        # input column, then the input shuffle
+            if check:
+                for j in range(h):
+                    if _idle(used, v[off + 2 * j], v[off + 2 * j + 1]):
+                        _clear(bits, s0, off + 2 * j)
             for j in range(h):
                 p = off + 2 * j
                 a, b = v[p], v[p + 1]
-                if _idle(used, a, b):
-                    _clear(bits, s0, p)
-                if _bit(bits, s0, p):
-                    a, b = b, a
-                w[off + j] = a
-                w[off + h + j] = b
+                x = (a ^ b) & -np.int32(_bit(bits, s0, p))
+                w[off + j] = a ^ x
+                w[off + h + j] = b ^ x
             if n & 1:
                 w[off + n - 1] = v[off + n - 1]
             stack[0, top], stack[1, top], stack[2, top], stack[3, top] = off, n, s0, 1
@@ -443,16 +446,16 @@ def _walk_subtree(bits, buf, used, off0, n0, s00, waksman):
             continue
         s1 = s0 + _depth(n) - 1                # output shuffle, then the output column
         last = h - 1 if (waksman and n % 2 == 0) else h
+        if check:
+            for k in range(last):
+                if _idle(used, w[off + k], w[off + h + k]):
+                    _clear(bits, s1, off + 2 * k)
         for k in range(h):
             p = off + 2 * k
             a, b = w[off + k], w[off + h + k]
-            if k < last:
-                if _idle(used, a, b):
-                    _clear(bits, s1, p)
-                if _bit(bits, s1, p):
-                    a, b = b, a
-            v[p] = a
-            v[p + 1] = b
+            x = (a ^ b) & -np.int32(_bit(bits, s1, p) if k < last else 0)
+            v[p] = a ^ x
+            v[p + 1] = b ^ x
         if n & 1:
             v[off + n - 1] = w[off + n - 1]
 
@@ -479,10 +482,9 @@ def _replay_kernel(bits, n_total, waksman, split):
     v, w = buf[0], buf[1]
     for j in range(h):
         a, b = v[2 * j], v[2 * j + 1]
-        if _bit(bits, 0, 2 * j):
-            a, b = b, a
-        w[j] = a
-        w[h + j] = b
+        x = (a ^ b) & -np.int32(_bit(bits, 0, 2 * j))
+        w[j] = a ^ x
+        w[h + j] = b ^ x
     if n & 1:
         w[n - 1] = v[n - 1]
     offs = np.array([0, h], np.int64)
@@ -492,10 +494,9 @@ def _replay_kernel(bits, n_total, waksman, split):
     last = h - 1 if (waksman and n % 2 == 0) else h
     for k in range(h):
         a, b = w[k], w[h + k]
-        if k < last and _bit(bits, s1, 2 * k):
-            a, b = b, a
-        v[2 * k] = a
-        v[2 * k + 1] = b
+        x = (a ^ b) & -np.int32(_bit(bits, s1, 2 * k) if k < last else 0)
+        v[2 * k] = a ^ x
+        v[2 * k + 1] = b ^ x
     if n & 1:
         v[n - 1] = w[n - 1]
     return v.copy()
