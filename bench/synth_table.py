@@ -17,6 +17,7 @@ CASES = [
     ("nexthop LDI(4096,8) p1", lambda: emit.nexthop(4096, 8)),
     ("nexthop LDI(3000,10) p1", lambda: emit.nexthop(3000, 10)),
     ("nexthop LDI(3000,10) p4", lambda: emit.nexthop(3000, 10, pipeline=4)),
+    ("nexthop LDI(3000,10) p13 (every level registered)", lambda: emit.nexthop(3000, 10, pipeline=13)),
     ("nexthop LDI(3000,10) p1 parallel digits", lambda: emit.nexthop(3000, 10, digits="parallel")),
     ("nexthop table LDI(20,3)", lambda: emit.nexthop(20, 3, variant="table")),
     ("crossbar 8x8", lambda: emit.crossbar(8, 8)),

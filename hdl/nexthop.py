@@ -9,7 +9,7 @@ follows ``i_valid``); a new decision can start every cycle.
 
 * :class:`LdiNextHop` -- Melhem's algorithm for M = S^(h-1) G (Theorem 3,
   eqs. 10.a/10.b) with the two-hop shortcut of Section 4, in divider-free
-  arithmetic (:mod:`permnet.hdl.datapath`); model
+  arithmetic, every level one carry chain or one LUT tree; model
   :func:`permnet.sim.reference.next_hop`.
 * :class:`LdiNextHopTable` -- any M: the first link of the shortest route
   for (node, dest) read from a ``lib.memory.Memory`` holding
@@ -20,13 +20,13 @@ follows ``i_valid``); a new decision can start every cycle.
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Module, Mux, Signal, Value
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.gen.topologies import ldi
-from permnet.hdl.datapath import bits, build, digits_steps, merge, reduce_steps, residue_steps, thermometer_steps
+from permnet.hdl.datapath import bits, build, reduce_steps
 from permnet.gen.routing.nexthop import NextHopSpec, route_table
 
 __all__ = ["LdiNextHop", "LdiNextHopTable", "LdiNextHopNaive", "TABLE_MAX_BITS"]
@@ -68,17 +68,175 @@ class _MelhemUnit(wiring.Component):
         return link
 
 
+# ------------------------------------------------------------------ split datapath
+#
+# The closed-form unit is built from *chains*: sequences of levels, each
+# level either carry chains (adders, subtractors) or LUT logic (tables,
+# multiplexers), never a carry chain feeding a multiplexer in the same level.
+# With a register after every level the slowest path is one register, one
+# carry chain (or one LUT tree) and the routing to the next register.
+
+RADIX_BITS = 2     # quotient bits resolved by each subtract/select pair of levels
+
+
+def _pow2(c: int) -> bool:
+    return c > 0 and c & (c - 1) == 0
+
+
+def _width(v, n: int) -> Value:
+    """``v`` zero-extended or truncated to exactly n bits."""
+    return Cat(Value.cast(v), Const(0, n))[:n]
+
+
+def _sub_const(v: Value, k: int, w: int) -> Value:
+    """``v - k`` for ``v < 2^(w-1)``, ``k < 2^(w-1)`` as w bits, bit w-1 the
+    borrow; the trailing zero bits of ``k`` pass through, so the carry chain
+    covers only the bits above them."""
+    z = (k & -k).bit_length() - 1 if k else w - 1
+    z = min(z, w - 1, len(v))
+    hi = Value.cast(v[z:]) - Const(k >> z, w - z)
+    return Cat(v[:z], hi[:w - z]) if z else hi[:w]
+
+
+def _thermo_select(flags: list, vals: list):
+    """``vals[q]`` for the thermometer code ``flags`` (flags[k] = q >= k, k >= 1):
+    a balanced tree of 2:1 multiplexers, each steered by one flag."""
+    def pick(lo, hi):
+        if hi - lo == 1:
+            return vals[lo]
+        mid = (lo + hi) // 2
+        return Mux(flags[mid], pick(mid, hi), pick(lo, mid))
+    return pick(0, len(vals))
+
+
+def _divide(src, rem: str, quo: str | None, const: int, bound: int, width: int):
+    """Chain computing ``rem = v mod const`` and ``quo = v div const`` for
+    ``v = src(env) < bound * const`` (``width`` bits): restoring division by
+    a constant, :data:`RADIX_BITS` quotient bits at a time, each group in two
+    levels -- every candidate ``v - k const 2^s`` on its own carry chain, then
+    a multiplexer tree taking the largest that did not borrow.  Returns
+    (steps, rem_fn, quo_fn); with ``const`` a power of two or ``bound`` 1 it is
+    wiring only (no steps)."""
+    qbits = bits(bound - 1) if bound > 1 else 0
+    if qbits == 0:                          # v < const already
+        return [], (lambda env: Value.cast(src(env))[:width]), (lambda env: Const(0, 1))
+    if _pow2(const):
+        shift = const.bit_length() - 1
+        rem_fn = (lambda env: Value.cast(src(env))[:shift]) if shift else (lambda env: Const(0, 1))
+        return [], rem_fn, (lambda env: Value.cast(src(env))[shift:shift + qbits])
+    groups = []
+    s = qbits
+    while s > 0:
+        g = min(RADIX_BITS, s)
+        s -= g
+        groups.append(s)
+    steps = []
+    w = width
+    for idx, s in enumerate(groups):
+        first = idx == 0
+        top = -(-bound // (1 << s)) if first else 1 << (groups[idx - 1] - s)
+        cands = [k * const << s for k in range(1, top)]
+        wk = [max(w, bits(c)) + 1 for c in cands]
+        w_out = bits((const << s) - 1)
+
+        def operand(env, first=first, w=w):
+            return Value.cast(src(env) if first else env[rem])[:w]
+
+        def sub(env, operand=operand, cands=cands, wk=wk, s=s):
+            v = operand(env)
+            return {f"{rem}_d{s}_{k}": _sub_const(v, c, wk[k]) for k, c in enumerate(cands)}
+
+        def pick(env, operand=operand, cands=cands, wk=wk, s=s, first=first, w_out=w_out):
+            v = operand(env)
+            diffs = [env[f"{rem}_d{s}_{k}"] for k in range(len(cands))]
+            flags = [None] + [~d[wk[k] - 1] for k, d in enumerate(diffs)]
+            out = {rem: _thermo_select(flags, [v[:w_out]] + [d[:w_out] for d in diffs])}
+            if quo:
+                q = _thermo_select(flags, [Const(k, bits(len(cands))) for k in range(len(cands) + 1)])
+                out[quo] = (q << s) if first else (Value.cast(env[quo]) | (q << s))
+            return out
+        steps += [sub, pick]
+        w = w_out
+    return steps, (lambda env: env[rem]), (lambda env: env[quo])
+
+
+def _residue(m, src: str, dst: str, const: int, width: int, mult: int):
+    """Chain computing ``dst = (mult * src) mod const``: a constant table per
+    4-bit chunk of src (one LUT4 per output bit), a tree of two-input adders
+    (one carry chain a level) and a :func:`_divide` of the sum, whose
+    quotient bound comes from the tables' actual largest entries."""
+    if mult % const == 0:
+        return [], lambda env: Const(0, 1)
+    if _pow2(const) and _pow2(mult):
+        shift, keep = mult.bit_length() - 1, const.bit_length() - 1
+        return [], lambda env: Cat(Const(0, shift), Value.cast(env[src]))[:keep]
+    nchunks = (width + 3) // 4
+    rbits = bits(const - 1)
+    vals = [[(mult * c << (4 * k)) % const for c in range(1 << min(4, width - 4 * k))] for k in range(nchunks)]
+
+    def tables(env):
+        v = Value.cast(env[src])[:width]
+        out = {}
+        for k in range(nchunks):
+            res = Signal(rbits, name=f"{dst}_t{k}")
+            with m.Switch(v[4 * k:4 * k + 4]):
+                for c, r in enumerate(vals[k]):
+                    with m.Case(c):
+                        m.d.comb += res.eq(r)
+            out[f"{dst}_t{k}"] = res
+        return out
+    steps = [tables]
+    names = [f"{dst}_t{k}" for k in range(nchunks)]
+    lvl = 0
+    while len(names) > 1:
+        pairs = [names[i:i + 2] for i in range(0, len(names), 2)]
+        outs = [f"{dst}_s{lvl}_{i}" for i in range(len(pairs))]
+
+        def add(env, pairs=pairs, outs=outs):
+            return {o: sum((Value.cast(env[n]) for n in p[1:]), Value.cast(env[p[0]])) for o, p in zip(outs, pairs)}
+        steps.append(add)
+        names = outs
+        lvl += 1
+    total = sum(max(v) for v in vals)
+    div, rem_fn, _ = _divide(lambda env: env[names[0]], dst, None, const, total // const + 1, bits(total))
+    return steps + div, rem_fn
+
+
+def _schedule(chains: list) -> list:
+    """Place chains ``(needs, makes, steps)`` as early as their inputs allow
+    (chain order respects the dependencies); returns the list of levels.
+    Names not made by any chain are the unit's inputs, ready before level 0."""
+    ready: dict = {}
+    placed = []
+    for needs, makes, steps in chains:
+        start = 1 + max((ready.get(n, -1) for n in needs), default=-1)
+        placed.append((start, steps))
+        for n in makes:
+            ready[n] = start + len(steps) - 1
+    levels = [[] for _ in range(max(st + len(sp) for st, sp in placed))]
+    for st, sp in placed:
+        for i, step in enumerate(sp):
+            levels[st + i].append(step)
+    return levels
+
+
 class LdiNextHop(_MelhemUnit):
     """Closed-form next hop for LDI(M, S) with M = S^(h-1) G (see module doc).
 
-    Datapath, no divider anywhere: ``x0 = S n mod M`` and ``r = S n mod G``
-    from 4-bit residue tables, an adder and bounded conditional subtraction
-    (:func:`~permnet.hdl.datapath.residue_steps`); digit j of d as
-    ``(d mod S^(j+1)) div S^j`` with the quotient (< S) found by comparing
-    with all multiples at once (plain bit slices when S is a power of two);
-    ``l0 = (t - r) mod G`` as one conditional add; the shortcut test
-    ``(d - x0) mod M < S``; a hop-indexed digit multiplexer; and
-    ``next = x0 + link`` with one conditional subtraction of M.
+    Datapath, no divider anywhere, every level one carry chain or one LUT
+    tree (so registered after every level it runs at the speed of one
+    carry chain): ``x0 = S n mod M`` and ``r' = -S n mod G`` from 4-bit
+    residue tables, an adder tree and a split conditional subtraction
+    (:func:`_residue`); the digits of d from the top down by restoring
+    division, two quotient bits per subtract/select pair of levels
+    (:func:`_divide`), or with ``digits="parallel"`` each digit on its own
+    (``(d mod S^(j+1)) div S^j``); ``l0 = (t + r') mod G`` as a table of
+    (t, r') (or, for G > 16, an adder and a split subtraction); the shortcut
+    test ``(d - x0) mod M < S`` from ``d - x0`` and ``d + (M - x0)`` side by
+    side; a hop-indexed digit multiplexer; ``next = x0 + link`` and
+    ``x0 + link - M`` side by side, then the multiplexer between them.
+    :attr:`depth` is the number of levels: the pipeline depth at which every
+    level has its register.
     """
 
     def __init__(self, M: int, S: int, *, pipeline: int = 1, shortcut: bool = True, digits: str = "serial"):
@@ -86,58 +244,109 @@ class LdiNextHop(_MelhemUnit):
         self.digits = digits
         super().__init__(M, S, pipeline=pipeline, shortcut=shortcut)
 
-    def elaborate(self, platform):
-        m = Module()
+    @property
+    def depth(self) -> int:
+        """Pipeline depth that puts a register after every level."""
+        return len(self._levels(None)[0])     # the steps (which use the module) are not run
+
+    def _levels(self, m):
         sp = self.spec
         M, S, G, h = sp.M, sp.S, sp.G, sp.h
-        nb = bits(M - 1)
-        env = {"valid": self.i_valid, "n": self.i_node, "d": self.i_dest, "hop": self.i_hop}
-        # x0 = S n mod M and r = S n mod G (= x0 mod G, as G divides M), side by side.
-        chains = [residue_steps(m, "n", "x0", M, nb, mult=S), residue_steps(m, "n", "r", G, nb, mult=S)]
-        if self.digits == "parallel":
-            # digit j of d (j < h-1): (d mod S^(j+1)) div S^j; the top digit: d div S^(h-1) < G.
-            for j in range(h - 1):
-                chains.append(residue_steps(m, "d", f"dm{j}", S ** (j + 1), nb)
-                              + thermometer_steps(f"dm{j}", f"dig{j}", S ** j, S))
-            chains.append(thermometer_steps("d", f"dig{h - 1}", S ** (h - 1), G))
+        nb, lb = bits(M - 1), bits(S - 1)
+        chains = []
+        # x0 = S n mod M, then y = x0 + 2^(nb+1) - M (so that y + link carries
+        # out exactly when x0 + link >= M)
+        xsteps, x0_fn = _residue(m, "n", "x0", M, nb, S)
+        K = 1 << (nb + 1)
+        def extend(env):
+            x0 = Value.cast(x0_fn(env))[:nb]
+            out = {"x0r": x0, "y": (x0 + Const(K - M, nb + 1))[:nb + 1]}
+            if sp.shortcut:
+                out["x0n"] = (M - x0)[:nb + 1]     # for the shortcut test
+            return out
+        chains.append(({"n"}, {"x0r", "y", "x0n"}, xsteps + [extend]))
+        # r' = (-S n) mod G
+        rsteps, r_fn = _residue(m, "n", "rn", G, nb, (-S) % G)
+        if rsteps:
+            chains.append(({"n"}, {"rn"}, rsteps))
+        # digits of d
+        digit = {}
+        if self.digits == "serial":
+            cur, width = (lambda env: env["d"]), nb
+            dsteps = []
+            for j in range(h - 1, 0, -1):
+                st, cur, digit[j] = _divide(cur, f"dr{j}", f"dig{j}", S ** j, G if j == h - 1 else S, width)
+                dsteps += st
+                width = bits(S ** j - 1)
+            digit[0] = cur
+            # the top digit is ready long before the others
+            top = len(_divide(lambda env: env["d"], "dr", "dq", S ** (h - 1), G, nb)[0])
+            chains.append(({"d"}, {"dtop"}, dsteps[:top]))
+            chains.append(({"dtop"}, {"dall"}, dsteps[top:]))
         else:
-            # digits from the top down, one compare-subtract per quotient bit
-            chains.append(digits_steps("d", S, h, G, nb, "dig"))
+            for j in range(h):
+                if j == h - 1:
+                    st, _, digit[j] = _divide(lambda env: env["d"], f"dp{j}", f"dig{j}", S ** j, G, nb)
+                else:
+                    mod = S ** (j + 1)
+                    if _pow2(mod):
+                        st1, f = [], (lambda env, mod=mod: Value.cast(env["d"])[:mod.bit_length() - 1])
+                    else:
+                        st1, f = _residue(m, "d", f"dm{j}", mod, nb, 1)
+                    st2, _, digit[j] = _divide(f, f"dp{j}", f"dig{j}", S ** j, S, bits(mod - 1))
+                    st = st1 + st2
+                chains.append(({"d"}, {"dtop" if j == h - 1 else f"dall{j}"}, st))
+        # l0 = (t + r') mod G
+        t_fn = digit[h - 1]
+        gb = bits(G - 1)
+        if 2 * gb <= 8:
+            def l0_step(env):
+                key = Cat(_width(t_fn(env), gb), _width(r_fn(env), gb))
+                l0 = Signal(gb, name="l0_tab")
+                with m.Switch(key):
+                    for t in range(G):
+                        for r in range(G):
+                            with m.Case(t | r << gb):
+                                m.d.comb += l0.eq((t + r) % G)
+                return {"l0": l0}
+            chains.append(({"dtop", "rn"}, {"l0"}, [l0_step]))
+        else:
+            add = lambda env: {"l0s": Value.cast(t_fn(env))[:gb] + Value.cast(r_fn(env))[:gb]}  # noqa: E731
+            dv, l0_fn, _ = _divide(lambda env: env["l0s"], "l0", None, G, 2, gb + 1)
+            chains.append(({"dtop", "rn"}, {"l0"}, [add] + dv))
+        needs_sel = {"l0", "dtop"} | ({"dall"} if self.digits == "serial" else {f"dall{j}" for j in range(h - 1)})
+        if sp.shortcut:
+            # delta = (d - x0) mod M is e = d - x0 when e >= 0, else d + (M - x0)
+            def diffs(env):
+                d, x0 = Value.cast(env["d"]), Value.cast(env["x0r"])
+                return {"e": (d - x0)[:nb + 1], "em": (d + env["x0n"])[:nb + 1]}
 
-        # Every level below is at most one carry chain and a multiplexer, so
-        # with one register per level the unit runs at the speed of one
-        # compare-and-subtract.
-        def differences(env):
-            t, r = Value.cast(env[f"dig{h - 1}"]), Value.cast(env["r"])
-            out = {"tr": (t - r).as_signed(), "tneg": t < r}
-            if sp.shortcut:
-                d, x0 = Value.cast(env["d"]), Value.cast(env["x0"])
-                out |= {"dx": (d - x0)[:nb + 1], "dneg": d < x0}
-            return out
-
-        def wrap(env):
-            out = {"l0": Mux(env["tneg"], env["tr"] + G, env["tr"])[:bits(S - 1)]}
-            if sp.shortcut:
-                out["delta"] = Mux(env["dneg"], env["dx"] + M, env["dx"])[:nb]
-            return out
-
-        def combine(env):
-            if not sp.shortcut:
-                return {"l0": env["l0"]}
-            delta = Value.cast(env["delta"])
-            return {"l0": Mux(delta < S, delta[:bits(S - 1)], env["l0"])}
+            def near(env):
+                e, em = env["e"], env["em"]
+                return {"e_lt": e[:nb] < S, "em_lt": em < S}
+            chains.append(({"x0r", "x0n"}, {"sc"}, [diffs, near]))
+            needs_sel |= {"sc"}
 
         def select(env):
-            return {"link": self._hop_mux(m, env["hop"], env["l0"], lambda i: env[f"dig{h - 1 - i}"])}
+            l0 = Value.cast(env["l0"])
+            if sp.shortcut:
+                e, em = env["e"], env["em"]
+                l0 = Mux(e[nb], Mux(env["em_lt"], em[:lb], l0), Mux(env["e_lt"], e[:lb], l0))
+            return {"link": self._hop_mux(m, env["hop"], l0, lambda i: digit[h - 1 - i](env))}
 
         def add_link(env):
-            return {"sum": Value.cast(env["x0"]) + env["link"]}
+            return {"s": (Value.cast(env["x0r"]) + env["link"])[:nb], "sm": Value.cast(env["y"]) + env["link"]}
 
         def finish(env):
-            s = Value.cast(env["sum"])
-            return {"next": Mux(s >= M, s - M, s)[:nb]}
+            return {"next": Mux(env["sm"][nb + 1], env["sm"][:nb], env["s"])}
+        chains.append((needs_sel, {"link"}, [select]))
+        chains.append(({"link", "y"}, {"out"}, [add_link, finish]))
+        return _schedule(chains), digit
 
-        levels = merge(*chains) + [[differences], [wrap], [combine], [select], [add_link], [finish]]
+    def elaborate(self, platform):
+        m = Module()
+        env = {"valid": self.i_valid, "n": self.i_node, "d": self.i_dest, "hop": self.i_hop}
+        levels, _ = self._levels(m)
         out = build(m, env, levels, self.pipeline)
         m.d.comb += [self.o_valid.eq(out["valid"]), self.o_link.eq(out["link"]), self.o_next.eq(out["next"])]
         return m

@@ -230,12 +230,17 @@ def perf_rtl_rows():
     rows.append(["Benes 8x8, 8 bits: LUT4 (cells=ecp5 / yosys ECP5 / iCE40)",
                  f"{b5['luts']} / {b5d['luts']} / {bi['luts']}", f"2 LUT4 per switch per bit: {bound}",
                  "<= 1.3x", "met" if b5["luts"] <= 1.3 * bound else "missed"])
-    ours = synthesize(LdiNextHop(3000, 10, pipeline=18), "ecp5")
+    # nextpnr's result depends on the placement seed: the median of three seeds
+    seeds = (1, 2, 3)
+    depth = LdiNextHop(3000, 10).depth          # a register after every level of the datapath
+    runs = [synthesize(LdiNextHop(3000, 10, pipeline=depth), "ecp5", seed=sd) for sd in seeds]
+    fmaxes = sorted(r["fmax_mhz"] or 0 for r in runs)
+    ours = runs[0]
     naive = synthesize(LdiNextHopNaive(3000, 10, pipeline=1), "ecp5")
-    rows.append(["next hop LDI(3000,10), pipeline 18 (one decision per cycle, latency 18)",
-                 f"{ours['fmax_mhz']} MHz, {ours['luts']} LUT4, {ours['ffs']} FF",
+    rows.append([f"next hop LDI(3000,10), pipeline {depth} (one decision per cycle, latency {depth})",
+                 f"{fmaxes[1]} MHz median of seeds {seeds} ({fmaxes[0]}..{fmaxes[-1]}), {ours['luts']} LUT4, "
+                 f"{ours['ffs']} FF",
                  f"naive p1: {naive['fmax_mhz']} MHz, {naive['luts']} LUT4", ">= 240 MHz",
-                 "met" if (ours["fmax_mhz"] or 0) >= 240 else
-                 "missed: every level is one carry chain + mux; the remaining path is a 12-13 bit "
-                 "compare-subtract with its mux and routing"])
+                 "met" if fmaxes[1] >= 240 else
+                 "missed: every level is one carry chain or one LUT tree; what is left is routing"])
     return rows

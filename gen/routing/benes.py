@@ -38,6 +38,7 @@ Positions, stages and ``links`` follow the explicit description of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import lgamma, log
 
 import numpy as np
@@ -60,19 +61,19 @@ def depth(n: int) -> int:
 
 def switch_count(n: int, network: str = "benes") -> int:
     """Number of 2x2 switches of the n-wire network."""
-    total = 0
-    stack = [n]
-    while stack:
-        m = stack.pop()
-        if m < 2:
-            continue
-        if m == 2:
-            total += 1
-            continue
-        h = m // 2
-        total += 2 * h - (1 if network == "waksman" and m % 2 == 0 else 0)
-        stack += [h, m - h]
-    return total
+    return _switch_count(n, network == "waksman")
+
+
+@lru_cache(maxsize=None)
+def _switch_count(m: int, waksman: bool) -> int:
+    # the blocks of one level have at most two sizes (floor and ceil), so
+    # with the cache this is O(log n) calls, not one per block
+    if m < 2:
+        return 0
+    if m == 2:
+        return 1
+    h = m // 2
+    return 2 * h - (1 if waksman and m % 2 == 0 else 0) + _switch_count(h, waksman) + _switch_count(m - h, waksman)
 
 
 def lower_bound(n: int) -> int:
@@ -110,15 +111,31 @@ _VAL = _COL - 1         # the block output itself
 MAX_WIRES = 1 << 29
 
 
+BIG_BLOCK = 1 << 10      # from this block size the walk follows a precomputed successor array
+HUGE_BLOCK = 1 << 19     # ... and from this one it walks each cycle both ways at once
+
+
 @njit(cache=True, inline="always")
-def _split_block(src, dst, inv, bits, off, n, s0, waksman):
+def _split_block(src, dst, inv, nxt, bits, off, n, s0, waksman):
     """One level of the looping algorithm on the block (off, n >= 3, s0):
     ``src[off+i]`` is the block output of the element entering at block
-    input i and ``inv[off+o]`` its inverse (written by the parent).  Colour the elements (the colour is kept in bits 29-30 of
-    ``src`` itself, so a step of the walk touches two cache lines: inv[o]
-    and the src pair j, j^1), set the bits of the crossed switches of the
-    input and output columns (``bits`` starts zeroed) and write the two
-    sub-permutations into ``dst`` (upper block first)."""
+    input i and ``inv[off+o]`` its inverse (written by the parent).  Colour
+    the elements, set the bits of the crossed switches of the input and
+    output columns (``bits`` starts zeroed) and write the two
+    sub-permutations into ``dst`` (upper block first) and their inverses
+    into ``inv``.  ``nxt[off..off+n)`` is scratch space for large blocks."""
+    if n >= BIG_BLOCK:
+        _split_big(src, dst, inv, nxt, bits, off, n, s0, waksman)
+    else:
+        _split_small(src, dst, inv, bits, off, n, s0, waksman)
+
+
+@njit(cache=True, inline="always")
+def _split_small(src, dst, inv, bits, off, n, s0, waksman):
+    """:func:`_split_block` for a block that fits in the cache: the colour
+    is kept in bits 29-30 of ``src`` itself (a step of the walk touches
+    inv[o] and the src pair j, j^1), and the output column's bits are set
+    during the walk, which sees both elements of every output pair."""
     h = n // 2
     s1 = s0 + _depth(n) - 1
     fix_last = waksman and n % 2 == 0
@@ -144,6 +161,10 @@ def _split_block(src, dst, inv, bits, off, n, s0, waksman):
             o = (v & _VAL) ^ 1
             if o >= n:
                 break
+            # outputs o^1 (this element, colour c) and o (the next, 1 - c)
+            # share an output switch, crossed when its even output is lower
+            if (c ^ (o & 1)) == 0 and not (fix_last and (o >> 1) == h - 1):
+                _set(bits, s1, off + (o & ~1))
             j = inv[off + o]
             w = src[off + j]
             if w & _VIS:
@@ -156,11 +177,6 @@ def _split_block(src, dst, inv, bits, off, n, s0, waksman):
     for j in range(h):                       # input column
         if src[off + 2 * j] & _COL:
             _set(bits, s0, off + 2 * j)
-    for k in range(h):                       # output column (Waksman: last switch absent)
-        if fix_last and k == h - 1:
-            continue
-        if src[off + inv[off + 2 * k]] & _COL:
-            _set(bits, s1, off + 2 * k)
     for i in range(n):                       # upper sub-permutation first, then lower,
         v = src[off + i]                     # and their inverses (this block's inv is done)
         o = (v & _VAL) >> 1
@@ -172,8 +188,92 @@ def _split_block(src, dst, inv, bits, off, n, s0, waksman):
             inv[off + o] = i // 2
 
 
+@njit(cache=True, inline="always")
+def _step(nxt, off, n, i, c):
+    """One step of the walk of :func:`_split_big` from element i (colour c):
+    colour the element leaving beside it (1 - c) and that one's input
+    partner (c); return the partner, or -1 where the walk ends (an element
+    already coloured, or none)."""
+    j = nxt[off + i] & _VAL
+    if j == _VAL:
+        return -1
+    y = nxt[off + j]
+    if y & _VIS:
+        return -1
+    nxt[off + j] = y | _VIS | ((1 - c) * _COL)
+    p = j ^ 1
+    if p >= n:
+        return -1
+    z = nxt[off + p]
+    if z & _VIS:
+        return -1
+    nxt[off + p] = z | _VIS | (c * _COL)
+    return p
+
+
+@njit(cache=True, inline="always")
+def _split_big(src, dst, inv, nxt, bits, off, n, s0, waksman):
+    """:func:`_split_block` for a block larger than the cache, where the walk
+    is a chain of dependent cache misses.  First ``nxt[i] = inv[src[i] ^ 1]``,
+    the input whose element leaves beside input i's (``_VAL`` for none): n
+    independent loads the processor overlaps.  The walk then reads only nxt
+    (colour in its bits 29-30): one dependent miss per two elements instead
+    of two (inv[o], then src[j])."""
+    h = n // 2
+    s1 = s0 + _depth(n) - 1
+    fix_last = waksman and n % 2 == 0
+    for i in range(n):
+        o = src[off + i] ^ 1
+        nxt[off + i] = inv[off + o] if o < n else _VAL     # (o >= n only for odd n < 2^29)
+    both = n >= HUGE_BLOCK
+    for phase in range(n + 1):
+        if phase == 0:
+            if n % 2 == 1:
+                start = n - 1
+            elif fix_last:
+                start = inv[off + n - 1]
+            else:
+                continue
+            c = 1
+        else:
+            start = phase - 1
+            if nxt[off + start] & _VIS:
+                continue
+            c = 0
+        nxt[off + start] |= _VIS | (c * _COL)
+        a = start
+        b = start ^ 1
+        # far beyond the cache, walk the cycle both ways at once (two
+        # independent chains of misses in flight); the walks stop where they meet
+        if both and b < n and not (nxt[off + b] & _VIS):
+            nxt[off + b] |= _VIS | ((1 - c) * _COL)
+        else:
+            b = -1
+        while a >= 0 or b >= 0:
+            if a >= 0:
+                a = _step(nxt, off, n, a, c)
+            if b >= 0:
+                b = _step(nxt, off, n, b, 1 - c)
+    for j in range(h):                       # input column
+        if nxt[off + 2 * j] & _COL:
+            _set(bits, s0, off + 2 * j)
+    for k in range(h):                       # output column (Waksman: last switch absent)
+        if fix_last and k == h - 1:
+            continue
+        if nxt[off + inv[off + 2 * k]] & _COL:
+            _set(bits, s1, off + 2 * k)
+    for i in range(n):                       # the sub-permutations and their inverses
+        o = src[off + i] >> 1
+        if nxt[off + i] & _COL:
+            dst[off + h + i // 2] = o
+            inv[off + h + o] = i // 2
+        else:
+            dst[off + i // 2] = o
+            inv[off + o] = i // 2
+
+
 @njit(cache=True)
-def _route_subtree(work, inv, bits, off0, n0, s00, waksman, small):
+def _route_subtree(work, inv, nxt, bits, off0, n0, s00, waksman, small):
     """Route the block (off0, n0, s00) and everything below it (depth first).
     ``work[s & 1]`` holds the permutations of the blocks starting at stage s."""
     stack = np.empty((3, 256), np.int64)     # DFS holds < 2 blocks per level
@@ -198,7 +298,7 @@ def _route_subtree(work, inv, bits, off0, n0, s00, waksman, small):
                     if (t >> (4 * k + q)) & 1:
                         _set(bits, s0 + k, off + q)
             continue
-        _split_block(src, work[(s0 + 1) & 1], inv, bits, off, n, s0, waksman)
+        _split_block(src, work[(s0 + 1) & 1], inv, nxt, bits, off, n, s0, waksman)
         h = n // 2
         top = _push(stack, top, off, h, s0 + 1)
         top = _push(stack, top, off + h, n - h, s0 + 1)
@@ -229,28 +329,29 @@ def _new_work(perm, n_total, nstages):
     inv = np.empty(n_total, np.int32)
     for i in range(n_total):
         inv[perm[i]] = i
-    return work, inv, np.zeros((nstages, (n_total + 7) >> 3), np.uint8)
+    nxt = np.empty(n_total if n_total >= BIG_BLOCK else 0, np.int32)
+    return work, inv, nxt, np.zeros((nstages, (n_total + 7) >> 3), np.uint8)
 
 
 @njit(cache=True)
 def _route_kernel(perm, n_total, nstages, waksman, small):
     """Sequential router: the packed bits of the crossed switches."""
-    work, inv, bits = _new_work(perm, n_total, nstages)
-    _route_subtree(work, inv, bits, 0, n_total, 0, waksman, small)
+    work, inv, nxt, bits = _new_work(perm, n_total, nstages)
+    _route_subtree(work, inv, nxt, bits, 0, n_total, 0, waksman, small)
     return bits
 
 
 @njit(cache=True, parallel=True)
-def _level_parallel(work, inv, bits, offs, sizes, lev, waksman, whole, small):
+def _level_parallel(work, inv, nxt, bits, offs, sizes, lev, waksman, whole, small):
     """The blocks (offs, sizes) of level ``lev`` side by side: one level each,
     or (``whole``) each block's entire subtree.  Blocks of one level occupy
     disjoint position ranges starting at multiples of 8, so the tasks touch
     disjoint slices (and disjoint bytes of ``bits``) only."""
     for b in prange(len(sizes)):
         if whole:
-            _route_subtree(work, inv, bits, offs[b], sizes[b], lev, waksman, small)
+            _route_subtree(work, inv, nxt, bits, offs[b], sizes[b], lev, waksman, small)
         elif sizes[b] >= 3:
-            _split_block(work[lev & 1], work[(lev + 1) & 1], inv, bits, offs[b], sizes[b], lev, waksman)
+            _split_block(work[lev & 1], work[(lev + 1) & 1], inv, nxt, bits, offs[b], sizes[b], lev, waksman)
         elif sizes[b] == 2 and work[lev & 1, offs[b]] == 1:
             _set(bits, lev, offs[b])
 
@@ -272,13 +373,13 @@ def _aligned_levels(n_total, levels):
 def _route_kernel_parallel(perm, n_total, nstages, waksman, levels, small):
     """Parallel router: level 0 alone, levels 1..levels-1 with the blocks of
     a level side by side, then every remaining subtree as one task."""
-    work, inv, bits = _new_work(perm, n_total, nstages)
+    work, inv, nxt, bits = _new_work(perm, n_total, nstages)
     offs = np.zeros(1, np.int64)
     sizes = np.full(1, n_total, np.int64)
     for lev in range(levels):
-        _level_parallel(work, inv, bits, offs, sizes, lev, waksman, False, small)
+        _level_parallel(work, inv, nxt, bits, offs, sizes, lev, waksman, False, small)
         offs, sizes = _children(offs, sizes)
-    _level_parallel(work, inv, bits, offs, sizes, levels, waksman, True, small)
+    _level_parallel(work, inv, nxt, bits, offs, sizes, levels, waksman, True, small)
     return bits
 
 
@@ -308,6 +409,7 @@ def _walk_subtree(bits, buf, used, off0, n0, s00, waksman):
     stack = np.empty((4, 256), np.int64)     # (off, n, s0, phase): phase 1 = output side
     stack[0, 0], stack[1, 0], stack[2, 0], stack[3, 0] = off0, n0, s00, 0
     top = 1
+    check = len(used) > 0
     while top > 0:
         top -= 1
         off, n, s0, phase = stack[0, top], stack[1, top], stack[2, top], stack[3, top]
@@ -317,21 +419,23 @@ def _walk_subtree(bits, buf, used, off0, n0, s00, waksman):
         w = buf[(s0 + 1) & 1]
         h = n // 2
         if n == 2:
-            if _idle(used, v[off], v[off + 1]):
+            if check and _idle(used, v[off], v[off + 1]):
                 _clear(bits, s0, off)
             if _bit(bits, s0, off):
                 v[off], v[off + 1] = v[off + 1], v[off]
             continue
+        # the switches swap by masks, not branches: their states are random
         if phase == 0:                        # input column, then the input shuffle
+            if check:
+                for j in range(h):
+                    if _idle(used, v[off + 2 * j], v[off + 2 * j + 1]):
+                        _clear(bits, s0, off + 2 * j)
             for j in range(h):
                 p = off + 2 * j
                 a, b = v[p], v[p + 1]
-                if _idle(used, a, b):
-                    _clear(bits, s0, p)
-                if _bit(bits, s0, p):
-                    a, b = b, a
-                w[off + j] = a
-                w[off + h + j] = b
+                x = (a ^ b) & -np.int32(_bit(bits, s0, p))
+                w[off + j] = a ^ x
+                w[off + h + j] = b ^ x
             if n & 1:
                 w[off + n - 1] = v[off + n - 1]
             stack[0, top], stack[1, top], stack[2, top], stack[3, top] = off, n, s0, 1
@@ -343,16 +447,16 @@ def _walk_subtree(bits, buf, used, off0, n0, s00, waksman):
             continue
         s1 = s0 + _depth(n) - 1                # output shuffle, then the output column
         last = h - 1 if (waksman and n % 2 == 0) else h
+        if check:
+            for k in range(last):
+                if _idle(used, w[off + k], w[off + h + k]):
+                    _clear(bits, s1, off + 2 * k)
         for k in range(h):
             p = off + 2 * k
             a, b = w[off + k], w[off + h + k]
-            if k < last:
-                if _idle(used, a, b):
-                    _clear(bits, s1, p)
-                if _bit(bits, s1, p):
-                    a, b = b, a
-            v[p] = a
-            v[p + 1] = b
+            x = (a ^ b) & -np.int32(_bit(bits, s1, p) if k < last else 0)
+            v[p] = a ^ x
+            v[p + 1] = b ^ x
         if n & 1:
             v[off + n - 1] = w[off + n - 1]
 
@@ -379,10 +483,9 @@ def _replay_kernel(bits, n_total, waksman, split):
     v, w = buf[0], buf[1]
     for j in range(h):
         a, b = v[2 * j], v[2 * j + 1]
-        if _bit(bits, 0, 2 * j):
-            a, b = b, a
-        w[j] = a
-        w[h + j] = b
+        x = (a ^ b) & -np.int32(_bit(bits, 0, 2 * j))
+        w[j] = a ^ x
+        w[h + j] = b ^ x
     if n & 1:
         w[n - 1] = v[n - 1]
     offs = np.array([0, h], np.int64)
@@ -392,10 +495,9 @@ def _replay_kernel(bits, n_total, waksman, split):
     last = h - 1 if (waksman and n % 2 == 0) else h
     for k in range(h):
         a, b = w[k], w[h + k]
-        if k < last and _bit(bits, s1, 2 * k):
-            a, b = b, a
-        v[2 * k] = a
-        v[2 * k + 1] = b
+        x = (a ^ b) & -np.int32(_bit(bits, s1, 2 * k) if k < last else 0)
+        v[2 * k] = a ^ x
+        v[2 * k + 1] = b ^ x
     if n & 1:
         v[n - 1] = w[n - 1]
     return v.copy()
@@ -444,6 +546,12 @@ def _presence_row(n_total, nstages, only, waksman):
 @njit(cache=True)
 def _stage_bits(bits, n_total, only, waksman):
     """The bits of the switches of stage ``only`` in position order."""
+    if not waksman and n_total & (n_total - 1) == 0:
+        # N = 2^k Beneš: every stage has a switch at every even position
+        out = np.empty(n_total // 2, np.uint8)
+        for q in range(n_total // 2):
+            out[q] = _bit(bits, only, 2 * q)
+        return out
     mask = _presence_row(n_total, bits.shape[0], only, waksman)
     k = 0
     for p in range(n_total):

@@ -23,22 +23,37 @@ from permnet.sim.testbench import pack as _pack, run_crossbar as run_crossbar_tb
 
 
 @pytest.mark.parametrize("M,S", [(9, 3), (18, 3), (12, 4), (15, 5), (16, 2), (64, 4), (27, 3), (50, 5)])
-@pytest.mark.parametrize("pipeline", [1, 2, 5])
-def test_nexthop_exhaustive(M, S, pipeline):
+@pytest.mark.parametrize("pipeline,digits", [(1, "serial"), (2, "serial"), (5, "serial"), ("depth", "serial"),
+                                             (2, "parallel"), ("depth", "parallel")])
+def test_nexthop_exhaustive(M, S, pipeline, digits):
+    # "depth": a register after every level of the datapath (the fast configuration)
     spec = NextHopSpec(M, S)
     cases = [(n, d, i) for n in range(M) for d in range(M) for i in range(spec.h)]
-    dut = LdiNextHop(M, S, pipeline=pipeline)
+    if pipeline == "depth":
+        pipeline = LdiNextHop(M, S, digits=digits).depth
+    dut = LdiNextHop(M, S, pipeline=pipeline, digits=digits)
     assert run_nexthop(dut, cases, pipeline) == [next_hop(spec, *c) for c in cases]
 
 
-@pytest.mark.parametrize("M,S,digits", [(3000, 10, "serial"), (3000, 10, "parallel"), (4096, 8, "serial"),
-                                        (1000, 10, "parallel"), (7 ** 3 * 5, 7, "serial")])
-def test_nexthop_random_large(M, S, digits):
+@pytest.mark.parametrize("M,S,digits,pipeline", [
+    (3000, 10, "serial", 3), (3000, 10, "serial", 13), (3000, 10, "parallel", 3), (3000, 10, "parallel", 12),
+    (4096, 8, "serial", 3), (1000, 10, "parallel", 3), (7 ** 3 * 5, 7, "serial", 3),
+    (17 * 17, 17, "serial", 4), (20 * 18, 20, "serial", 3), (20 * 20 * 19, 20, "parallel", 5)])
+def test_nexthop_random_large(M, S, digits, pipeline):
+    # includes G > 16 (l0 by adder and split subtraction instead of a table)
     spec = NextHopSpec(M, S)
     rng = random.Random(M * S)
     cases = [(rng.randrange(M), rng.randrange(M), rng.randrange(spec.h)) for _ in range(2000)]
-    dut = LdiNextHop(M, S, pipeline=3, digits=digits)
-    assert run_nexthop(dut, cases, 3) == [next_hop(spec, *c) for c in cases]
+    if spec.shortcut:   # make sure the two-hop shortcut is exercised: dest a successor of node
+        cases += [(n, (S * n + rng.randrange(S)) % M, 0) for n in (rng.randrange(M) for _ in range(300))]
+    dut = LdiNextHop(M, S, pipeline=pipeline, digits=digits)
+    assert run_nexthop(dut, cases, pipeline) == [next_hop(spec, *c) for c in cases]
+
+
+def test_nexthop_depth():
+    # the pipeline depth that registers every level (the synthesis bench's configuration)
+    assert LdiNextHop(3000, 10).depth == 13
+    assert LdiNextHop(4096, 8).depth == 4
 
 
 def test_naive_baseline_is_the_same_function():
