@@ -106,7 +106,8 @@ def _set(bits, s, p):
 
 
 _VIS = 1 << 30          # in the routing buffers: element coloured ...
-_COL = 1 << 29          # ... with this colour bit (1 = lower sub-network)
+_COL_SHIFT = 29
+_COL = 1 << _COL_SHIFT  # ... with this colour bit (1 = lower sub-network)
 _VAL = _COL - 1         # the block output itself
 MAX_WIRES = 1 << 29
 
@@ -163,8 +164,8 @@ def _split_small(src, dst, inv, bits, off, n, s0, waksman):
                 break
             # outputs o^1 (this element, colour c) and o (the next, 1 - c)
             # share an output switch, crossed when its even output is lower
-            if (c ^ (o & 1)) == 0 and not (fix_last and (o >> 1) == h - 1):
-                _set(bits, s1, off + (o & ~1))
+            q = off + (o & ~1)
+            bits[s1, q >> 3] |= np.uint8((1 - (c ^ (o & 1))) * (not (fix_last and (o >> 1) == h - 1)) << (q & 7))
             j = inv[off + o]
             w = src[off + j]
             if w & _VIS:
@@ -174,18 +175,16 @@ def _split_small(src, dst, inv, bits, off, n, s0, waksman):
             if p >= n or src[off + p] & _VIS:
                 break
             i = p
+    # the colours are random: bits and halves are chosen by arithmetic, not branches
     for j in range(h):                       # input column
-        if src[off + 2 * j] & _COL:
-            _set(bits, s0, off + 2 * j)
+        q = off + 2 * j
+        bits[s0, q >> 3] |= np.uint8(((src[q] >> _COL_SHIFT) & 1) << (q & 7))
     for i in range(n):                       # upper sub-permutation first, then lower,
         v = src[off + i]                     # and their inverses (this block's inv is done)
+        base = off + h * ((v >> _COL_SHIFT) & 1)
         o = (v & _VAL) >> 1
-        if v & _COL:
-            dst[off + h + i // 2] = o
-            inv[off + h + o] = i // 2
-        else:
-            dst[off + i // 2] = o
-            inv[off + o] = i // 2
+        dst[base + i // 2] = o
+        inv[base + o] = i // 2
 
 
 @njit(cache=True, inline="always")
@@ -254,22 +253,18 @@ def _split_big(src, dst, inv, nxt, bits, off, n, s0, waksman):
                 a = _step(nxt, off, n, a, c)
             if b >= 0:
                 b = _step(nxt, off, n, b, 1 - c)
+    # the colours are random: bits and halves are chosen by arithmetic, not branches
     for j in range(h):                       # input column
-        if nxt[off + 2 * j] & _COL:
-            _set(bits, s0, off + 2 * j)
-    for k in range(h):                       # output column (Waksman: last switch absent)
-        if fix_last and k == h - 1:
-            continue
-        if nxt[off + inv[off + 2 * k]] & _COL:
-            _set(bits, s1, off + 2 * k)
+        q = off + 2 * j
+        bits[s0, q >> 3] |= np.uint8(((nxt[q] >> _COL_SHIFT) & 1) << (q & 7))
+    for k in range(h - 1 if fix_last else h):    # output column (Waksman: last switch absent)
+        q = off + 2 * k
+        bits[s1, q >> 3] |= np.uint8(((nxt[off + inv[q]] >> _COL_SHIFT) & 1) << (q & 7))
     for i in range(n):                       # the sub-permutations and their inverses
         o = src[off + i] >> 1
-        if nxt[off + i] & _COL:
-            dst[off + h + i // 2] = o
-            inv[off + h + o] = i // 2
-        else:
-            dst[off + i // 2] = o
-            inv[off + o] = i // 2
+        base = off + h * ((nxt[off + i] >> _COL_SHIFT) & 1)
+        dst[base + i // 2] = o
+        inv[base + o] = i // 2
 
 
 @njit(cache=True)
@@ -284,9 +279,8 @@ def _route_subtree(work, inv, nxt, bits, off0, n0, s00, waksman, small):
         if n < 2:
             continue
         src = work[s0 & 1]
-        if n == 2:
-            if src[off] == 1:
-                _set(bits, s0, off)
+        if n == 2:                           # (bits set by arithmetic: the states are random)
+            bits[s0, off >> 3] |= np.uint8((src[off] & 1) << (off & 7))
             continue
         if n <= 4 and small.shape[1] > 0:    # 3- and 4-wire blocks: table lookup
             code = 0
@@ -295,8 +289,8 @@ def _route_subtree(work, inv, nxt, bits, off0, n0, s00, waksman, small):
             t = small[n - 3, code]
             for k in range(3):
                 for q in range(n - 1):
-                    if (t >> (4 * k + q)) & 1:
-                        _set(bits, s0 + k, off + q)
+                    p = off + q
+                    bits[s0 + k, p >> 3] |= np.uint8(((t >> (4 * k + q)) & 1) << (p & 7))
             continue
         _split_block(src, work[(s0 + 1) & 1], inv, nxt, bits, off, n, s0, waksman)
         h = n // 2
