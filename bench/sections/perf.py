@@ -70,7 +70,8 @@ def bench_benes_end_to_end():
 BENES_CLI = "perf: `permnet benes --perm-file P -o DIR` 2^20, whole process"
 
 
-@case(BENES_CLI, "report (interpreter + numba cache load included)")
+@case(BENES_CLI, "report (start-up included: permnet.cli imports every command, numba's first use "
+                 "initialises its CPU target and imports scipy.linalg; the N = 2 run is that start-up alone)")
 def bench_benes_cli():
     tmp = Path(tempfile.mkdtemp(prefix="permnet-bench-"))
     pfile = tmp / "perm.txt"
@@ -151,7 +152,8 @@ BOUNDS = {
     BENES: (1.0, "ratio", "the parallel part needs both cores; on a loaded machine the second core is not "
                           "there and the router is one-core code at C++ speed (CPU time per route on par)"),
     BENES_E2E: (0.6, "seconds", "route + compiled replay + 44 MB of stage files; on a loaded machine the "
-                                "parallel route and replay get one core"),
+                                "parallel route and replay get one core (routing about half, the replay a fifth, "
+                                "parsing, checks and files the rest)"),
     METRICS: (0.67, "ratio", "the C++ baseline is the same algorithm, so only constant factors and the "
                              "direction-optimising levels separate them; numba's static prange split "
                              "loses on a busy machine where OpenMP's dynamic schedule does not"),
