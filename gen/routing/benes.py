@@ -132,6 +132,22 @@ def _split_block(src, dst, inv, nxt, bits, off, n, s0, waksman):
 
 
 @njit(cache=True, inline="always")
+def _cycle_start(phase, n, fix_last, inv, off):
+    """Where the looping walk of a block starts in ``phase`` and the colour
+    it starts with: phase 0 is the forced chain (from the odd block's last
+    input, or from the input wired to the last output when Waksman fixes its
+    switch), colour 1; phase p > 0 tries input p - 1, colour 0. (-1, 0): no
+    forced chain."""
+    if phase == 0:
+        if n % 2 == 1:
+            return n - 1, 1
+        if fix_last:
+            return inv[off + n - 1], 1
+        return -1, 0
+    return phase - 1, 0
+
+
+@njit(cache=True, inline="always")
 def _split_small(src, dst, inv, bits, off, n, s0, waksman):
     """:func:`_split_block` for a block that fits in the cache: the colour
     is kept in bits 29-30 of ``src`` itself (a step of the walk touches
@@ -142,19 +158,9 @@ def _split_small(src, dst, inv, bits, off, n, s0, waksman):
     fix_last = waksman and n % 2 == 0
     # forced chain first, then the free cycles
     for phase in range(n + 1):
-        if phase == 0:
-            if n % 2 == 1:
-                start = n - 1
-            elif fix_last:
-                start = inv[off + n - 1]
-            else:
-                continue
-            c = 1
-        else:
-            start = phase - 1
-            if src[off + start] & _VIS:
-                continue
-            c = 0
+        start, c = _cycle_start(phase, n, fix_last, inv, off)
+        if start < 0 or (phase and src[off + start] & _VIS):
+            continue
         i = start
         while True:
             v = src[off + i]
@@ -226,19 +232,9 @@ def _split_big(src, dst, inv, nxt, bits, off, n, s0, waksman):
         nxt[off + i] = inv[off + o] if o < n else _VAL     # (o >= n only for odd n < 2^29)
     both = n >= HUGE_BLOCK
     for phase in range(n + 1):
-        if phase == 0:
-            if n % 2 == 1:
-                start = n - 1
-            elif fix_last:
-                start = inv[off + n - 1]
-            else:
-                continue
-            c = 1
-        else:
-            start = phase - 1
-            if nxt[off + start] & _VIS:
-                continue
-            c = 0
+        start, c = _cycle_start(phase, n, fix_last, inv, off)
+        if start < 0 or (phase and nxt[off + start] & _VIS):
+            continue
         nxt[off + start] |= _VIS | (c * _COL)
         a = start
         b = start ^ 1
