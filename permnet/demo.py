@@ -15,7 +15,7 @@ from permnet.gen.topologies import ldi
 from permnet.gen.planes.faults import fault_report
 from permnet.gen.planes.mixed import mixed_network, user_permutations
 from permnet.gen.planes.decompose import ldi_planes
-from permnet.gen.analysis.report import ldi_summary
+from permnet.gen.analysis.report import LdiSummary, ldi_summary
 from permnet.plots import plot_ldi
 
 __all__ = ["run_demo"]
@@ -26,16 +26,17 @@ def _table1(M: int) -> list[dict]:
     for S in (64, 16, 8, 4):
         if M > S:
             s = ldi_summary(M, S)
-            rows.append({"S": S, "topology": s["topology"], "diameter": s["diameter"],
-                         "avg_hops": round(s["avg_hops"], 3), "bandwidth_factor": s["bandwidth_factor"]})
+            rows.append({"S": S, "topology": s.topology, "diameter": s.diameter,
+                         "avg_hops": round(s.avg_hops, 3), "bandwidth_factor": s.bandwidth_factor})
     return rows
 
 
-def _markdown(summary: dict, table: list[dict], faults: dict, mixed: dict) -> str:
+def _markdown(summary: LdiSummary, table: list[dict], faults: dict, mixed: dict) -> str:
     keys = ("nodes", "degree", "links", "self_loops", "diameter", "avg_hops", "moore_diameter_bound",
             "bandwidth_factor")
-    lines = [f"# {summary['topology']}", ""] + markdown_table(["metric", "value"], [[k, summary[k]] for k in keys])
-    lines += ["", f"## Table 1 (Melhem), recomputed for M = {summary['nodes']}", ""]
+    lines = [f"# {summary.topology}", ""] + markdown_table(["metric", "value"],
+                                                           [[k, getattr(summary, k)] for k in keys])
+    lines += ["", f"## Table 1 (Melhem), recomputed for M = {summary.nodes}", ""]
     lines += markdown_table(["S", "topology", "diameter", "average hops", "bandwidth S/h (x B)"],
                             [[r["S"], r["topology"], r["diameter"], r["avg_hops"], f"{r['bandwidth_factor']:.3f}"]
                              for r in table])
@@ -77,7 +78,7 @@ def _write_demo(out: Path, M: int, S: int) -> list[Path]:
     spec = _torus_spec(M)
     mixed = (mixed_network(M, S, user_permutations([spec], M)) if spec and S - 4 >= 2
              else mixed_network(M, S, user_permutations(["ring"], M)) if S - 1 >= 2 else {"user_planes": []})
-    report = {"summary": summary, "table1": table, "faults": {k: v for k, v in faults.items()},
+    report = {"summary": summary.as_dict(), "table1": table, "faults": {k: v for k, v in faults.items()},
               "mixed": {k: v for k, v in mixed.items() if k != "planes"}}
     report["faults"]["reembedded"] = {k: v for k, v in faults["reembedded"].items() if k != "planes"}
     p = ldi_planes(M, S)

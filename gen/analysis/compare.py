@@ -153,9 +153,9 @@ def compare(families=None, max_nodes: int = 5000, module_size: int = 10, progres
     jobs = [(f, inst) for f in names for inst in SERIES[f](max_nodes, module_size)]
     for f, (name, topo, modules) in tqdm(jobs, desc="compare", disable=not progress, leave=False):
         m = topo.metrics()
-        row = {"family": f, "instance": name, "nodes": m["nodes"], "degree": m["degree"],
-               "diameter": m["diameter"], "avg_hops": m["avg_hops"]}
-        row.update(cluster_metrics(topo, modules, m["diameter"], m["degree"]))
+        row = {"family": f, "instance": name, "nodes": m.nodes, "degree": m.degree,
+               "diameter": m.diameter, "avg_hops": m.avg_hops}
+        row.update(cluster_metrics(topo, modules, m.diameter, m.degree).as_dict())
         rows.append(row)
     rows.sort(key=lambda r: (r["nodes"], names.index(r["family"])))
     return rows

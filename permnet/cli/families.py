@@ -31,7 +31,7 @@ def _family_command(group, name, builder, options, build_args):
         from permnet.topofiles import read_modules, write_graph, write_planes
 
         built = builder(*build_args(kw))
-        rep = measure(built, read_modules(modules), bisection, exact)
+        rep = measure(built, read_modules(modules), bisection, exact).as_dict()
         if output:
             write_graph(getattr(built, "topology", built), output)
         if planes:
