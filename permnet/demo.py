@@ -12,8 +12,8 @@ from pathlib import Path
 from permnet import ocsconfig
 from permnet.fileio import atomic_dir, atomic_write, markdown_table, write_json
 from permnet.gen.topologies import ldi
-from permnet.gen.planes.faults import fault_report
-from permnet.gen.planes.mixed import mixed_network, user_permutations
+from permnet.gen.planes.faults import FaultReport, fault_report
+from permnet.gen.planes.mixed import MixedNetwork, mixed_network, user_permutations
 from permnet.gen.planes.decompose import ldi_planes
 from permnet.gen.analysis.report import LdiSummary, ldi_summary
 from permnet.plots import plot_ldi
@@ -31,7 +31,7 @@ def _table1(M: int) -> list[dict]:
     return rows
 
 
-def _markdown(summary: LdiSummary, table: list[dict], faults: dict, mixed: dict) -> str:
+def _markdown(summary: LdiSummary, table: list[dict], faults: FaultReport, mixed: MixedNetwork | None) -> str:
     keys = ("nodes", "degree", "links", "self_loops", "diameter", "avg_hops", "moore_diameter_bound",
             "bandwidth_factor")
     lines = [f"# {summary.topology}", ""] + markdown_table(["metric", "value"],
@@ -40,14 +40,16 @@ def _markdown(summary: LdiSummary, table: list[dict], faults: dict, mixed: dict)
     lines += markdown_table(["S", "topology", "diameter", "average hops", "bandwidth S/h (x B)"],
                             [[r["S"], r["topology"], r["diameter"], r["avg_hops"], f"{r['bandwidth_factor']:.3f}"]
                              for r in table])
-    d = faults["damaged"]
-    lines += ["", f"## Faults: nodes {faults['failed']} fail", "",
-              f"damaged network: connected={d['connected']}, diameter={d['diameter']}; "
-              f"re-embedded {faults['reembedded']['topology']}: diameter={faults['reembedded']['diameter']}",
-              "", f"## Mixed planes: {', '.join(mixed['user_planes'])} + {mixed.get('ldi', {}).get('topology')}", ""]
+    d = faults.damaged
+    user_planes = mixed.user_planes if mixed is not None else []
+    ldi_topology = mixed.ldi_topology if mixed is not None else None
+    lines += ["", f"## Faults: nodes {faults.failed} fail", "",
+              f"damaged network: connected={d.connected}, diameter={d.diameter}; "
+              f"re-embedded {faults.reembedded.topology}: diameter={faults.reembedded.diameter}",
+              "", f"## Mixed planes: {', '.join(user_planes)} + {ldi_topology}", ""]
+    parts = [(part, getattr(mixed, part)) for part in ("user", "ldi", "union")] if mixed is not None else []
     lines += markdown_table(["planes", "diameter", "average hops"],
-                            [[part, mixed[part]["diameter"], f"{mixed[part]['avg_hops']:.3f}"]
-                             for part in ("user", "ldi", "union") if part in mixed])
+                            [[part, s.diameter, f"{s.avg_hops:.3f}"] for part, s in parts if s is not None])
     return "\n".join(lines) + "\n"
 
 
@@ -77,10 +79,11 @@ def _write_demo(out: Path, M: int, S: int) -> list[Path]:
     faults = fault_report(M, S, failed)
     spec = _torus_spec(M)
     mixed = (mixed_network(M, S, user_permutations([spec], M)) if spec and S - 4 >= 2
-             else mixed_network(M, S, user_permutations(["ring"], M)) if S - 1 >= 2 else {"user_planes": []})
-    report = {"summary": summary.as_dict(), "table1": table, "faults": {k: v for k, v in faults.items()},
-              "mixed": {k: v for k, v in mixed.items() if k != "planes"}}
-    report["faults"]["reembedded"] = {k: v for k, v in faults["reembedded"].items() if k != "planes"}
+             else mixed_network(M, S, user_permutations(["ring"], M)) if S - 1 >= 2 else None)
+    report = {"summary": summary.as_dict(), "table1": table, "faults": faults.as_dict(),
+              "mixed": {k: v for k, v in mixed.as_dict().items() if k != "planes"} if mixed is not None
+              else {"user_planes": []}}
+    report["faults"]["reembedded"] = {k: v for k, v in report["faults"]["reembedded"].items() if k != "planes"}
     p = ldi_planes(M, S)
     cfg = ocsconfig.OcsConfig(p.planes, {"family": "ldi", "nodes": M, "degree": S, "plane_method": p.method},
                               schedule=ocsconfig.tdm_schedule(S, max(1, S // 2), 100.0))
