@@ -119,9 +119,9 @@ def _fabric(out: Path, M: int, S: int, report: dict) -> list[Path]:
     r = -(-M // 64)
     count = S * (3 * r if M > 64 else 1)       # ingress, middle and egress stages per plane
     inv = atomic_write(out / "inventory.toml", DEMO_INVENTORY.format(count=count))
-    summary = compile_to_dir(Target("ldi", M, S), inv, out / "ldi")
-    report["fabric"] = {k: summary[k] for k in ("devices_used", "cables", "max_passes", "max_loss_db")
-                        if k in summary}
+    summary = compile_to_dir(Target("ldi", M, S), inv, out / "ldi").summary
+    report["fabric"] = {"devices_used": summary.devices_used, "cables": summary.cables,
+                        "max_passes": summary.max_passes, "max_loss_db": summary.max_loss_db}
     # the device files read back as if they were what the switches hold: every
     # circuit of every plane is walked through the cabling (permnet fabric verify)
     verdict = verify_readback(out / "ldi" / "fabric.json", out / "ldi" / "devices")
