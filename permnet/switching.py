@@ -40,14 +40,14 @@ import numpy as np
 from numba import njit
 
 from permnet.gen.errors import PermnetError, require
-from permnet.gen.hexfile import hex_digits, hex_lines, word_from_bits
+from permnet.gen.hexfile import bits_line, hex_digits, hex_lines
 from permnet.fileio import atomic_write, read_text
 from permnet.gen.routing import benes
 from permnet.gen.routing import pn
 from permnet.sim.network import replay_2x2, replay_description
 
-__all__ = ["Settings", "SwitchingSummary", "settings", "parse_perm_text", "read_perm_file", "read_perm_array",
-           "perm_array", "write_hex", "DESCRIBE_LIMIT"]
+__all__ = ["Settings", "SwitchingSummary", "settings", "configure", "parse_perm_text", "read_perm_file",
+           "read_perm_array", "perm_array", "write_hex", "DESCRIBE_LIMIT"]
 
 DESCRIBE_LIMIT = 1 << 14   # largest 2x2 network given as explicit stages and links
 
@@ -235,21 +235,62 @@ class Settings:
 
 def settings(perm, radix: int = 2, network: str = "benes") -> Settings:
     """Route and verify.  ``perm[i]`` is the output input i must reach (None: unused)."""
+    s = _route(perm, radix, network)
+    _check(s, _replay(s))
+    return s
+
+
+def configure(perm, radix: int = 2, network: str = "benes", outdir=None,
+              describe: bool = False) -> tuple[Settings, dict | None]:
+    """What ``permnet benes`` does: :func:`settings`, the explicit description
+    when ``describe`` (refused above :data:`DESCRIBE_LIMIT` wires, before any
+    file is written), and with ``outdir`` the hex files and ``network.json``.
+
+    With ``outdir`` the replay check runs on a second thread while the files
+    are written into a temporary folder; the folder replaces ``outdir`` only
+    after the check has passed, so a failed check leaves nothing behind."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from permnet.fileio import atomic_dir, write_json
+
+    s = _route(perm, radix, network)
+    if outdir is None:
+        _check(s, _replay(s))
+        return s, s.description() if describe else None
+    desc = s.description() if describe else None
+    with ThreadPoolExecutor(1) as pool:
+        replayed = pool.submit(_replay, s, False)
+        with atomic_dir(outdir) as tmp:        # the set of files replaces the folder as a unit
+            write_hex(s, tmp)
+            write_json(tmp / "network.json", desc if desc is not None else s.file_description())
+            _check(s, replayed.result())
+    return s, desc
+
+
+def _route(perm, radix: int, network: str) -> Settings:
     require(len(perm) >= 1, "empty permutation")
     partial = any(v is None for v in perm) if not isinstance(perm, np.ndarray) else bool((perm < 0).any())
     if radix == 2 and network in benes.NETWORKS:
         r = benes.route(perm, network, partial=partial)
-        if r.size <= DESCRIBE_LIMIT:
-            out = replay_2x2(r.state, lambda s: benes.stage_links(r, s))
-        else:
-            out = benes.replay(r)
-        s = Settings(r.size, 2, network, r)
-    else:
-        require(network in ("benes", "pn"), f"network {network!r} has only radix 2")
-        r = pn.route(perm, radix, partial=partial)
-        out = replay_description(r.description())
-        s = Settings(r.size, radix, "pn", r)
-    # Position p must hold the input routed to output p, for every used input.
+        return Settings(r.size, 2, network, r)
+    require(network in ("benes", "pn"), f"network {network!r} has only radix 2")
+    r = pn.route(perm, radix, partial=partial)
+    return Settings(r.size, radix, "pn", r)
+
+
+def _replay(s: Settings, threads: bool | None = None) -> np.ndarray:
+    """The settings applied to [0..N) by a simulator (module docstring):
+    position p holds the input routed to output p."""
+    r = s.route
+    if not isinstance(r, benes.BenesRoute):
+        return replay_description(r.description())
+    if r.size <= DESCRIBE_LIMIT:
+        return replay_2x2(r.state, lambda st: benes.stage_links(r, st))
+    return benes.replay(r, threads)
+
+
+def _check(s: Settings, out: np.ndarray) -> None:
+    """Position p must hold the input routed to output p, for every used input."""
     want = s.route.perm
     used = s.route.used
     got = np.empty_like(out)
@@ -258,7 +299,6 @@ def settings(perm, radix: int = 2, network: str = "benes") -> Settings:
         bad = int(np.nonzero(used & (got != want))[0][0])
         raise RuntimeError(f"internal error: simulated network sends input {bad} to {got[bad]}, "
                            f"requested {want[bad]}")
-    return s
 
 
 def _stage_lines(s: Settings):
@@ -269,7 +309,7 @@ def _stage_lines(s: Settings):
         digits = hex_digits(s.size // 2)
         for st in range(s.stages):
             b = s.route.stage_bits(st)
-            yield hex_lines(b, hex_digits(1)), hex_lines([word_from_bits(b)], digits)
+            yield hex_lines(b, hex_digits(1)), bits_line(b, digits)
         return
     b = max(1, (s.radix - 1).bit_length())
     for stage in s.route.stages:

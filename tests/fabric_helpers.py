@@ -34,10 +34,3 @@ def walk_planes(P, n, devices_ports, xc, cables, inputs, outputs, limit=64):
                     out[y][k] = j if yy == y else -2
                 break
     return np.array(out), np.array(passes)
-
-
-def random_partial_permutation(rng, n, holes=0):
-    p = rng.permutation(n)
-    if holes:
-        p[rng.choice(n, size=min(holes, n), replace=False)] = -1
-    return p

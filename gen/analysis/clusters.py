@@ -218,10 +218,12 @@ def inter_cluster_distances(topo, modules: np.ndarray, max_work: int | None = No
     pt, ph = piece[t], piece[h]
     keep = pt != ph
     w = (~inside[keep]).astype(np.int64)
-    arcs = np.unique(np.stack([pt[keep], ph[keep], w], 1), axis=0)
-    # keep the lighter of parallel arcs with different weights: sort puts weight 0 first
-    _, first = np.unique(arcs[:, :2], axis=0, return_index=True)
-    arcs = arcs[first]
+    # arcs (tail, head, weight) as one sortable key; of parallel arcs keep the lighter (weight 0 sorts first)
+    key = np.unique((pt[keep] * k + ph[keep]) * 2 + w)
+    pair = key >> 1
+    first = np.concatenate([[True], pair[1:] != pair[:-1]]) if len(key) else np.zeros(0, bool)
+    pair, weight = pair[first], key[first] & 1
+    arcs = np.stack([pair // k, pair % k, weight], 1)
     require(max_work is None or k * max(len(arcs), 1) <= max_work,
             f"inter-cluster distances here search {k:,} contracted pieces x {len(arcs):,} arcs, more than an exact "
             "run allows; pass --exact to wait for them")

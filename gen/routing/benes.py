@@ -458,7 +458,7 @@ def _walk_parallel(bits, buf, offs, sizes, s0, waksman):
         _walk_subtree(bits, buf, none, offs[b], sizes[b], s0, waksman)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _replay_kernel(bits, n_total, waksman, split):
     """Values [0..N) through the packed settings; with ``split`` the first
     level is done here and its two sub-blocks replay on two threads."""

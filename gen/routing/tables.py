@@ -270,14 +270,6 @@ def from_planes(planes: np.ndarray, routing: str = "shortest") -> RouteTable:
     return shortest_table(planes)
 
 
-def _root(n: int, e: int) -> int | None:
-    r = round(n ** (1.0 / e))
-    for c in (r - 1, r, r + 1):
-        if c >= 1 and c ** e == n:
-            return c
-    return None
-
-
 def ip_network_graph(topology: str, levels: int | None, nucleus: str | None = None, merge: str | None = None,
                      symmetric: bool = False, max_nodes: int = MAX_NODES):
     """The built IP family (a :class:`~permnet.gen.topologies.ipgraph.SuperIP` or
@@ -337,30 +329,8 @@ def network(topology: str, nodes: int | None, degree: int | None = None, routing
         planes = decompose.ldi_planes(nodes, degree).planes
         table = (ldi_table(nodes, degree, planes) if routing == "family" else shortest_table(planes))
         return Network(f"LDI({nodes},{degree})", table, params)
-    if topology == "debruijn":
-        D = next((D for D in range(1, 40) if degree ** D == nodes), None) if degree >= 2 else None
-        require(D is not None, f"no de Bruijn graph has {nodes} nodes of degree {degree} (needs degree^D)")
-        built, name = f.de_bruijn(degree, D), f"deBruijn({degree},{D})"
-    elif topology == "kautz":
-        D = next((D for D in range(1, 40) if (degree + 1) * degree ** (D - 1) == nodes), None) if degree >= 2 else None
-        require(D is not None, f"no Kautz graph has {nodes} nodes of degree {degree} (needs (d+1) d^(D-1))")
-        built, name = f.kautz(degree, D), f"Kautz({degree},{D})"
-    elif topology == "torus":
-        dims = degree // 2
-        k = _root(nodes, dims) if degree % 2 == 0 and dims >= 1 else None
-        require(k is not None and k >= 3,
-                f"no k-ary n-cube (k >= 3) has {nodes} nodes of degree {degree} (needs even degree 2n, k^n nodes)")
-        built, name = f.torus(k, dims), f"torus({k}^{dims})"
-        params.update(radix=k, dims=dims)
-    elif topology == "hypercube":
-        require(2 ** degree == nodes, f"a hypercube of degree {degree} has {2 ** degree} nodes, not {nodes}")
-        built, name = f.hypercube(degree), f"hypercube({degree})"
-    elif topology == "imase-itoh":
-        built, name = f.imase_itoh(degree, nodes), f"ImaseItoh({degree},{nodes})"
-    else:
-        require(chords is not None, "chordal needs --chords")
-        built = f.chordal_ring(nodes, f.parse_chords(chords) if isinstance(chords, str) else chords)
-        name = f"chordal({nodes};{chords})"
+    built, name, solved = f.by_size(topology, int(nodes), degree, chords)
+    params.update(solved)
     planes = decompose.topology_planes(built).planes
     params["degree"] = int(planes.shape[0])
     if topology == "torus" and routing == "family":

@@ -386,3 +386,52 @@ def cyclic_product(g: Topology, m: int) -> Topology:
 
 
 FAMILIES.update({"chordal": chordal_ring, "cyclic-product": cyclic_product})
+
+
+def _exponent(base: int, n: int, scale: int = 1) -> int | None:
+    """The D in 1..63 with scale * base^D = n, or None."""
+    if base < 2:
+        return None
+    return next((D for D in range(1, 64) if scale * base ** D == n), None)
+
+
+def _root(n: int, e: int) -> int | None:
+    """The integer k with k^e = n, or None."""
+    r = round(n ** (1.0 / e))
+    return next((c for c in (r - 1, r, r + 1) if c >= 1 and c ** e == n), None)
+
+
+def by_size(family: str, nodes: int, degree: int | None, chords=None) -> tuple[Topology, str, dict]:
+    """The member of ``family`` with ``nodes`` nodes of degree ``degree`` (the
+    way ``permnet netsim`` and ``permnet deadlock`` name networks), its display
+    name and the family parameters solved for:
+
+    * ``debruijn``: B(d, D) with d^D = nodes;  ``kautz``: K(d, D) with (d+1) d^(D-1) = nodes;
+    * ``torus``: the k-ary n-cube with n = degree/2 and k^n = nodes (k >= 3);
+    * ``hypercube``: 2^degree = nodes;  ``imase-itoh``: II(degree, nodes);
+    * ``chordal``: the ring of ``nodes`` with ``chords`` (degree from the chords).
+    """
+    params: dict = {}
+    if family == "debruijn":
+        D = _exponent(degree, nodes)
+        require(D is not None, f"no de Bruijn graph has {nodes} nodes of degree {degree} (needs degree^D)")
+        return de_bruijn(degree, D), f"deBruijn({degree},{D})", params
+    if family == "kautz":
+        D = _exponent(degree, nodes * degree, degree + 1)     # (d+1) d^(D-1) = n  <=>  (d+1) d^D = n d
+        require(D is not None, f"no Kautz graph has {nodes} nodes of degree {degree} (needs (d+1) d^(D-1))")
+        return kautz(degree, D), f"Kautz({degree},{D})", params
+    if family == "torus":
+        dims = degree // 2
+        k = _root(nodes, dims) if degree % 2 == 0 and dims >= 1 else None
+        require(k is not None and k >= 3,
+                f"no k-ary n-cube (k >= 3) has {nodes} nodes of degree {degree} (needs even degree 2n, k^n nodes)")
+        return torus(k, dims), f"torus({k}^{dims})", {"radix": k, "dims": dims}
+    if family == "hypercube":
+        require(2 ** degree == nodes, f"a hypercube of degree {degree} has {2 ** degree} nodes, not {nodes}")
+        return hypercube(degree), f"hypercube({degree})", params
+    if family == "imase-itoh":
+        return imase_itoh(degree, nodes), f"ImaseItoh({degree},{nodes})", params
+    require(family == "chordal", f"{family} is not given by size and degree")
+    require(chords is not None, "chordal needs --chords")
+    ring = chordal_ring(nodes, parse_chords(chords) if isinstance(chords, str) else chords)
+    return ring, f"chordal({nodes};{chords})", params

@@ -1,7 +1,9 @@
 """The ``permnet`` command line: parse, call the library, render.
 
 The root group lives here; every command group is a module of this package
-defining ``group`` (a click group or command), added below one line each.
+defining ``group`` (a click group or command), named in :data:`COMMANDS`
+and imported only when that command runs (or when help lists them all), so
+start-up costs what the command needs and no more.
 Every command is a thin wrapper around one library function.  Problems the
 user can fix become one line on stderr and exit status 2; ``permnet verify``
 (and the other verifying commands) exit 1 on a mismatch, and only then.
@@ -11,34 +13,45 @@ from __future__ import annotations
 
 import sys
 
+import importlib
+
 import click
 
 from permnet import __version__
-from permnet.cli import deadlock, netsim
-from permnet.cli import fabric as fabric_cli
-from permnet.cli import ocs as ocs_cli
-from permnet.cli import (benes, board, butterfly, convert, demo, faults, families, mesh, mixed, orp, planes, plot,
-                         route, rtl, synth, topo, verify)
-from permnet.cli import hil
 from permnet.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED
 from permnet.gen.errors import PermnetError
 
+# command name -> module of this package; "families" adds the family, IP-graph
+# and route subcommands to ``topo`` and ``route`` and defines ``search`` and ``compare``
+COMMANDS = {name: name for name in ("benes", "board", "butterfly", "convert", "deadlock", "demo", "fabric", "faults",
+                                    "hil", "mesh", "mixed", "netsim", "ocs", "orp", "planes", "plot", "rtl", "synth",
+                                    "verify")}
+COMMANDS.update(topo="families", route="families", search="families", compare="families")
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _Commands(click.Group):
+    """The root group: a command's module is imported when it is looked up."""
+
+    def list_commands(self, ctx):
+        return sorted(set(self.commands) | set(COMMANDS))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in COMMANDS:
+            if COMMANDS[name] == "families":
+                from permnet.cli import families, route, topo
+
+                self.add_command(topo.group)
+                self.add_command(route.group)
+                families.register(self, topo.group, route.group)
+            else:
+                self.add_command(importlib.import_module(f"permnet.cli.{COMMANDS[name]}").group, name)
+        return self.commands.get(name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="permnet")
 def cli():
     """permnet: interconnection networks to switch configurations and RTL."""
-
-
-for _module in (topo, route, planes, convert, faults, mixed, verify, benes, mesh, butterfly, rtl, synth, board, orp,
-                plot, demo):
-    cli.add_command(_module.group)
-cli.add_command(fabric_cli.group)
-cli.add_command(ocs_cli.group)
-cli.add_command(hil.group)
-cli.add_command(deadlock.group)
-cli.add_command(netsim.group)
-families.register(cli, topo.group, route.group)  # the families, IP graphs, search and compare commands
 
 
 def main(argv=None) -> int:

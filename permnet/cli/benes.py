@@ -20,17 +20,11 @@ from permnet.gen.errors import require
 @click.option("--json", "as_json", is_flag=True, help="print the full description")
 def benes(perm_text, perm_file, radix, network, outdir, as_json):
     """Switch settings realising a permutation (Beneš/Waksman any N, or (n,d) network)."""
-    from permnet.fileio import atomic_dir, write_json
-    from permnet.switching import perm_array, read_perm_array, settings, write_hex
+    from permnet.switching import configure, perm_array, read_perm_array
 
     require((perm_text is None) != (perm_file is None), "give exactly one of --perm and --perm-file")
     perm = perm_array(perm_text) if perm_text is not None else read_perm_array(perm_file)
-    s = settings(perm, radix, network)
-    desc = s.description() if as_json else None     # refused early above the explicit-size limit
-    if outdir:
-        with atomic_dir(outdir) as tmp:   # the set of files replaces the folder as a unit
-            write_hex(s, tmp)
-            write_json(tmp / "network.json", desc if desc is not None else s.file_description())
+    s, desc = configure(perm, radix, network, outdir or None, describe=as_json)
     if as_json:
         echo_json(desc)
     else:

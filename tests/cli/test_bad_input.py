@@ -9,7 +9,8 @@ from permnet.cli import cli, main
 
 
 def leaves(group, prefix=()):
-    for name, cmd in sorted(group.commands.items()):
+    for name in group.list_commands(None):        # loads every lazily imported command
+        cmd = group.get_command(None, name)
         if isinstance(cmd, click.Group):
             yield from leaves(cmd, prefix + (name,))
         else:

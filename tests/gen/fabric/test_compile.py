@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fabric_helpers import random_partial_permutation, walk_planes
+from fabric_helpers import walk_planes
+from formats_helpers import partial_permutation
 from permnet.gen.errors import PermnetError
 from permnet.gen.fabric.clos import Clos, Leaf, design
 from permnet.gen.fabric.compile import compile_fabric
@@ -42,7 +43,7 @@ def _check_devices(fab):
 @settings(max_examples=40)
 def test_every_compiled_fabric_realises_its_planes(seed, n, planes, dev, holes):
     rng = np.random.default_rng(seed)
-    P = np.array([random_partial_permutation(rng, n, holes) for _ in range(planes)])
+    P = np.array([partial_permutation(rng, n, holes) for _ in range(planes)])
     # one device per switch of the network is always enough
     devices = [Device(f"d{i}", dev) for i in range(planes * len(list(design(n, dev).leaves())))]
     fab = compile_fabric(P, devices)

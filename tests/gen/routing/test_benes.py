@@ -251,3 +251,25 @@ def test_large_networks_all_cores_packed_files(tmp_path, n, network, partial):
         assert (tmp_path / f"stage_{k:02d}.hex").read_text().split() == [str(int(b)) for b in row]
     with pytest.raises(PermnetError, match="up to 16384 wires"):
         s.description()
+
+
+def test_configure_writes_while_checking_and_keeps_nothing_when_the_check_fails(tmp_path, monkeypatch):
+    """``configure`` (``permnet benes -o``) writes the files while the replay
+    check runs; the files are those of :func:`settings` + ``write_hex``, and a
+    replay that disagrees leaves neither the folder nor a temporary file."""
+    import permnet.switching as sw
+
+    n = 1 << 15
+    p = np.random.default_rng(7).permutation(n)
+    s, desc = sw.configure(p, outdir=tmp_path / "ok")
+    assert desc is None and (s.route.bits == settings(p).route.bits).all()
+    sw.write_hex(settings(p), tmp_path / "ref")
+    for f in sorted((tmp_path / "ref").iterdir()):
+        assert (tmp_path / "ok" / f.name).read_bytes() == f.read_bytes()
+    assert (tmp_path / "ok" / "network.json").exists()
+
+    real = sw._replay
+    monkeypatch.setattr(sw, "_replay", lambda s, threads=None: real(s, threads)[::-1].copy())  # a wrong network
+    with pytest.raises(RuntimeError, match="simulated network sends input"):
+        sw.configure(p, outdir=tmp_path / "bad")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["ok", "ref"]

@@ -155,3 +155,27 @@ def test_family_planes_carry_exactly_the_links(tmp_path, args, family):
 def test_planes_need_a_regular_topology(tmp_path):
     p = run("topo", "mesh", "-k", 3, "-n", 2, "--planes", tmp_path / "m.json", check=False)
     assert p.returncode == 2 and "regular" in p.stderr and not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("family,nodes,degree,params", [
+    ("debruijn", 27, 3, {}), ("kautz", 36, 3, {}), ("torus", 64, 4, {"radix": 8, "dims": 2}),
+    ("torus", 27, 6, {"radix": 3, "dims": 3}), ("hypercube", 16, 4, {}), ("imase-itoh", 20, 3, {})])
+def test_by_size_builds_the_member_with_that_many_nodes_and_that_degree(family, nodes, degree, params):
+    from permnet.gen.topologies.families import by_size
+
+    topo, name, solved = by_size(family, nodes, degree)
+    assert solved == params and topo.n == nodes
+    G = nx.MultiDiGraph()                  # undirected families hold both directions of every edge
+    G.add_nodes_from(range(nodes))
+    G.add_edges_from(zip(topo.tails.tolist(), topo.heads.tolist()))
+    assert {d for _, d in G.out_degree()} == {degree} == {d for _, d in G.in_degree()}
+
+
+@pytest.mark.parametrize("family,nodes,degree", [("debruijn", 28, 3), ("kautz", 35, 3), ("torus", 63, 4),
+                                                 ("torus", 16, 3), ("hypercube", 15, 4), ("star", 24, 3)])
+def test_by_size_refuses_sizes_the_family_does_not_have(family, nodes, degree):
+    from permnet.gen.errors import PermnetError
+    from permnet.gen.topologies.families import by_size
+
+    with pytest.raises(PermnetError):
+        by_size(family, nodes, degree)
