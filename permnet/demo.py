@@ -12,10 +12,10 @@ from pathlib import Path
 from permnet import ocsconfig
 from permnet.fileio import atomic_dir, atomic_write, markdown_table, write_json
 from permnet.gen.topologies import ldi
-from permnet.gen.planes.faults import fault_report
-from permnet.gen.planes.mixed import mixed_network, user_permutations
+from permnet.gen.planes.faults import FaultReport, fault_report
+from permnet.gen.planes.mixed import MixedNetwork, mixed_network, user_permutations
 from permnet.gen.planes.decompose import ldi_planes
-from permnet.gen.analysis.report import ldi_summary
+from permnet.gen.analysis.report import LdiSummary, ldi_summary
 from permnet.plots import plot_ldi
 
 __all__ = ["run_demo"]
@@ -26,27 +26,30 @@ def _table1(M: int) -> list[dict]:
     for S in (64, 16, 8, 4):
         if M > S:
             s = ldi_summary(M, S)
-            rows.append({"S": S, "topology": s["topology"], "diameter": s["diameter"],
-                         "avg_hops": round(s["avg_hops"], 3), "bandwidth_factor": s["bandwidth_factor"]})
+            rows.append({"S": S, "topology": s.topology, "diameter": s.diameter,
+                         "avg_hops": round(s.avg_hops, 3), "bandwidth_factor": s.bandwidth_factor})
     return rows
 
 
-def _markdown(summary: dict, table: list[dict], faults: dict, mixed: dict) -> str:
+def _markdown(summary: LdiSummary, table: list[dict], faults: FaultReport, mixed: MixedNetwork | None) -> str:
     keys = ("nodes", "degree", "links", "self_loops", "diameter", "avg_hops", "moore_diameter_bound",
             "bandwidth_factor")
-    lines = [f"# {summary['topology']}", ""] + markdown_table(["metric", "value"], [[k, summary[k]] for k in keys])
-    lines += ["", f"## Table 1 (Melhem), recomputed for M = {summary['nodes']}", ""]
+    lines = [f"# {summary.topology}", ""] + markdown_table(["metric", "value"],
+                                                           [[k, getattr(summary, k)] for k in keys])
+    lines += ["", f"## Table 1 (Melhem), recomputed for M = {summary.nodes}", ""]
     lines += markdown_table(["S", "topology", "diameter", "average hops", "bandwidth S/h (x B)"],
                             [[r["S"], r["topology"], r["diameter"], r["avg_hops"], f"{r['bandwidth_factor']:.3f}"]
                              for r in table])
-    d = faults["damaged"]
-    lines += ["", f"## Faults: nodes {faults['failed']} fail", "",
-              f"damaged network: connected={d['connected']}, diameter={d['diameter']}; "
-              f"re-embedded {faults['reembedded']['topology']}: diameter={faults['reembedded']['diameter']}",
-              "", f"## Mixed planes: {', '.join(mixed['user_planes'])} + {mixed.get('ldi', {}).get('topology')}", ""]
+    d = faults.damaged
+    user_planes = mixed.user_planes if mixed is not None else []
+    ldi_topology = mixed.ldi_topology if mixed is not None else None
+    lines += ["", f"## Faults: nodes {faults.failed} fail", "",
+              f"damaged network: connected={d.connected}, diameter={d.diameter}; "
+              f"re-embedded {faults.reembedded.topology}: diameter={faults.reembedded.diameter}",
+              "", f"## Mixed planes: {', '.join(user_planes)} + {ldi_topology}", ""]
+    parts = [(part, getattr(mixed, part)) for part in ("user", "ldi", "union")] if mixed is not None else []
     lines += markdown_table(["planes", "diameter", "average hops"],
-                            [[part, mixed[part]["diameter"], f"{mixed[part]['avg_hops']:.3f}"]
-                             for part in ("user", "ldi", "union") if part in mixed])
+                            [[part, s.diameter, f"{s.avg_hops:.3f}"] for part, s in parts if s is not None])
     return "\n".join(lines) + "\n"
 
 
@@ -76,10 +79,11 @@ def _write_demo(out: Path, M: int, S: int) -> list[Path]:
     faults = fault_report(M, S, failed)
     spec = _torus_spec(M)
     mixed = (mixed_network(M, S, user_permutations([spec], M)) if spec and S - 4 >= 2
-             else mixed_network(M, S, user_permutations(["ring"], M)) if S - 1 >= 2 else {"user_planes": []})
-    report = {"summary": summary, "table1": table, "faults": {k: v for k, v in faults.items()},
-              "mixed": {k: v for k, v in mixed.items() if k != "planes"}}
-    report["faults"]["reembedded"] = {k: v for k, v in faults["reembedded"].items() if k != "planes"}
+             else mixed_network(M, S, user_permutations(["ring"], M)) if S - 1 >= 2 else None)
+    report = {"summary": summary.as_dict(), "table1": table, "faults": faults.as_dict(),
+              "mixed": {k: v for k, v in mixed.as_dict().items() if k != "planes"} if mixed is not None
+              else {"user_planes": []}}
+    report["faults"]["reembedded"] = {k: v for k, v in report["faults"]["reembedded"].items() if k != "planes"}
     p = ldi_planes(M, S)
     cfg = ocsconfig.OcsConfig(p.planes, {"family": "ldi", "nodes": M, "degree": S, "plane_method": p.method},
                               schedule=ocsconfig.tdm_schedule(S, max(1, S // 2), 100.0))
@@ -115,9 +119,9 @@ def _fabric(out: Path, M: int, S: int, report: dict) -> list[Path]:
     r = -(-M // 64)
     count = S * (3 * r if M > 64 else 1)       # ingress, middle and egress stages per plane
     inv = atomic_write(out / "inventory.toml", DEMO_INVENTORY.format(count=count))
-    summary = compile_to_dir(Target("ldi", M, S), inv, out / "ldi")
-    report["fabric"] = {k: summary[k] for k in ("devices_used", "cables", "max_passes", "max_loss_db")
-                        if k in summary}
+    summary = compile_to_dir(Target("ldi", M, S), inv, out / "ldi").summary
+    report["fabric"] = {"devices_used": summary.devices_used, "cables": summary.cables,
+                        "max_passes": summary.max_passes, "max_loss_db": summary.max_loss_db}
     # the device files read back as if they were what the switches hold: every
     # circuit of every plane is walked through the cabling (permnet fabric verify)
     verdict = verify_readback(out / "ldi" / "fabric.json", out / "ldi" / "devices")

@@ -48,8 +48,9 @@ from permnet.gen.fabric.inventory import Device, parse_inventory
 from permnet.gen.fabric.reconfig import Reconfiguration, reconfigure
 from permnet.gen.fabric.simulate import breaks, check_fabric, compose
 
-__all__ = ["FORMAT", "Target", "DeviceTarget", "device_targets", "read_inventory", "fabric_document", "load_fabric", "write_fabric", "summary",
-           "compile_to_dir", "verify_readback", "reconfigure_to_dir", "EXTENSIONS", "render_device"]
+__all__ = ["FORMAT", "Target", "DeviceTarget", "FabricSummary", "CompileReport", "ReconfigureReport", "device_targets",
+           "read_inventory", "fabric_document", "load_fabric", "write_fabric", "summary", "compile_to_dir",
+           "verify_readback", "reconfigure_to_dir", "EXTENSIONS", "render_device"]
 
 FORMAT = "permnet-ocs-fabric"
 VERSION = 1
@@ -84,7 +85,65 @@ def _nulls(a) -> list:
     return [[int(e) if e >= 0 else None for e in row] for row in np.asarray(a)]
 
 
-def summary(fab: Fabric) -> dict:
+@dataclass(frozen=True)
+class FabricSummary:
+    """A compiled fabric at a glance: devices used and spare, cables between
+    devices, cross-connects, the logical planes and their ports, the most
+    device passes and the most device insertion loss of any circuit, the
+    most stages of any unit, the unit kinds and the devices by role."""
+
+    devices_used: int
+    devices_spare: int
+    cables: int
+    crossconnects: int
+    planes: int
+    ports: int
+    max_passes: int
+    max_loss_db: float
+    stages: int
+    units: list[str]
+    roles: dict[str, int]
+
+    def as_dict(self) -> dict:
+        return {"devices_used": self.devices_used, "devices_spare": self.devices_spare, "cables": self.cables,
+                "crossconnects": self.crossconnects, "planes": self.planes, "ports": self.ports,
+                "max_passes": self.max_passes, "max_loss_db": self.max_loss_db, "stages": self.stages,
+                "units": self.units, "roles": self.roles}
+
+
+@dataclass(frozen=True)
+class CompileReport:
+    """What :func:`compile_to_dir` wrote: the fabric's summary and, for a
+    time-multiplexed schedule, its slots with each slot's guard time and
+    the devices switching into it (None without a schedule)."""
+
+    summary: FabricSummary
+    slots: int | None = None
+    guard_ms: list[float] | None = None
+    devices_switching: list | None = None
+
+    def as_dict(self) -> dict:
+        out = self.summary.as_dict()
+        if self.slots is not None:
+            out.update(slots=self.slots, guard_ms=self.guard_ms, devices_switching=self.devices_switching)
+        return out
+
+
+@dataclass(frozen=True)
+class ReconfigureReport:
+    """What :func:`reconfigure_to_dir` wrote: the reconfiguration (changed and
+    kept cross-connects, against compiling afresh) and the new fabric's summary."""
+
+    reconfiguration: Reconfiguration
+    summary: FabricSummary
+
+    def as_dict(self) -> dict:
+        s = self.summary
+        return dict(self.reconfiguration.as_dict(), devices_used=s.devices_used, cables=s.cables,
+                    max_passes=s.max_passes, max_loss_db=s.max_loss_db)
+
+
+def summary(fab: Fabric) -> FabricSummary:
     """devices_used, cables, crossconnects, max_passes, max_loss_db, stages, devices by role."""
     c = compose(fab)
     roles: dict[str, int] = {}
@@ -92,18 +151,20 @@ def summary(fab: Fabric) -> dict:
         if r:
             key = "+".join(r)
             roles[key] = roles.get(key, 0) + 1
-    return {"devices_used": int(len(fab.used)), "devices_spare": len(fab.devices) - int(len(fab.used)),
-            "cables": int(len(fab.cables)), "crossconnects": fab.crossconnects(),
-            "planes": int(fab.planes.shape[0]), "ports": int(fab.planes.shape[1]),
-            "max_passes": int(c.passes.max()) if c.passes.size else 0,
-            "max_loss_db": round(float(c.loss_db.max()) if c.loss_db.size else 0.0, 3),
-            "stages": max(u.net.stages for u in fab.units),
-            "units": sorted({u.kind for u in fab.units}),
-            "roles": roles}
+    return FabricSummary(
+        devices_used=int(len(fab.used)), devices_spare=len(fab.devices) - int(len(fab.used)),
+        cables=int(len(fab.cables)), crossconnects=fab.crossconnects(),
+        planes=int(fab.planes.shape[0]), ports=int(fab.planes.shape[1]),
+        max_passes=int(c.passes.max()) if c.passes.size else 0,
+        max_loss_db=round(float(c.loss_db.max()) if c.loss_db.size else 0.0, 3),
+        stages=max(u.net.stages for u in fab.units),
+        units=sorted({u.kind for u in fab.units}),
+        roles=roles)
 
 
-def fabric_document(fab: Fabric, extra: dict | None = None) -> dict:
-    """The canonical ``fabric.json`` document, checksum included."""
+def fabric_document(fab: Fabric, extra: dict | None = None, summ: FabricSummary | None = None) -> dict:
+    """The canonical ``fabric.json`` document, checksum included (``summ``:
+    the fabric's summary when already computed)."""
     used = fab.used.tolist()
     from permnet import __version__
 
@@ -119,7 +180,7 @@ def fabric_document(fab: Fabric, extra: dict | None = None) -> dict:
                   "size": fab.slot_size.tolist(), "role": list(fab.slot_role)},
         "crossconnects": {fab.devices[d].name: [int(e) if e >= 0 else None for e in fab.xc[d]] for d in used},
         "cables": fab.cables.tolist(),
-        "summary": summary(fab),
+        "summary": (summ if summ is not None else summary(fab)).as_dict(),
     }
     if extra:
         doc.update(extra)
@@ -459,7 +520,7 @@ def _attachments_csv(fab: Fabric) -> str:
     return buf.getvalue()
 
 
-def _bom(fab: Fabric, summ: dict) -> str:
+def _bom(fab: Fabric, summ: FabricSummary) -> str:
     c = compose(fab)
     roles = fab.roles()
     by: dict = {}
@@ -468,9 +529,9 @@ def _bom(fab: Fabric, summ: dict) -> str:
         key = ("+".join(roles[d]), dev.model, dev.ports, dev.protocol, dev.loss_db)
         by.setdefault(key, []).append(dev.name)
     lines = [f"# Bill of materials: {fab.topology.get('name', 'fabric')}", "",
-             f"{summ['planes']} logical planes of {summ['ports']} ports on {summ['devices_used']} devices "
-             f"({summ['devices_spare']} spare), {summ['cables']} cables between devices, "
-             f"{summ['crossconnects']} cross-connects; units: {', '.join(summ['units'])}.", "",
+             f"{summ.planes} logical planes of {summ.ports} ports on {summ.devices_used} devices "
+             f"({summ.devices_spare} spare), {summ.cables} cables between devices, "
+             f"{summ.crossconnects} cross-connects; units: {', '.join(summ.units)}.", "",
              "## Devices by role", ""]
     rows = [[role, model, ports, proto, f"{loss:g}", len(names),
              ", ".join(names) if len(names) <= 4 else f"{names[0]}, {names[1]}, ..., {names[-1]}"]
@@ -505,21 +566,21 @@ def _bom(fab: Fabric, summ: dict) -> str:
         rows.append([y, int(np.sum(m)), int(c.passes[y][m].max()) if m.any() else 0,
                      f"{float(c.loss_db[y][m].max()) if m.any() else 0.0:.2f}"])
     lines += markdown_table(["plane", "circuits", "worst-case passes", "worst-case loss dB"], rows)
-    lines += ["", f"Worst case over all circuits: {summ['max_passes']} device passes, "
-              f"{summ['max_loss_db']:.2f} dB insertion loss (device loss only; add connectors and fibre).", ""]
+    lines += ["", f"Worst case over all circuits: {summ.max_passes} device passes, "
+              f"{summ.max_loss_db:.2f} dB insertion loss (device loss only; add connectors and fibre).", ""]
     return "\n".join(lines)
 
 
 def write_fabric(fab: Fabric, out_dir, extra: dict | None = None, changes: dict | None = None,
-                 slots: list | None = None) -> dict:
+                 slots: list | None = None) -> FabricSummary:
     """Write the fabric folder as a unit; returns the summary.  ``slots``
     (per-slot fabrics of a time-multiplexed schedule) give each device file
     one section per time slot."""
     check_fabric(fab)       # the composed fabric must realise every plane before anything is written
     for f in slots or []:
         check_fabric(f)
-    doc = fabric_document(fab, extra)
-    summ = doc["summary"]
+    summ = summary(fab)
+    doc = fabric_document(fab, extra, summ)
     with atomic_dir(out_dir) as tmp:
         # Compact canonical JSON (sorted keys): a large fabric is megabytes.
         atomic_write(tmp / "fabric.json", json.dumps(doc, sort_keys=True, separators=(",", ":"),
@@ -586,7 +647,7 @@ def target_planes(topology: str | None, M: int | None, S: int | None, method: st
     return p.planes, topo, None
 
 
-def compile_to_dir(target: Target, inventory, out_dir) -> dict:
+def compile_to_dir(target: Target, inventory, out_dir) -> CompileReport:
     """Compile the target onto the inventory, simulate, write ``out_dir``;
     returns the summary.  With a schedule, the planes are time-multiplexed
     (:mod:`permnet.gen.fabric.tdm`): each slot's state and guard time go
@@ -594,7 +655,7 @@ def compile_to_dir(target: Target, inventory, out_dir) -> dict:
     planes, topology, schedule = target.resolve()
     devices = read_inventory(inventory)
     if not schedule:
-        return write_fabric(compile_fabric(planes, devices, topology), out_dir)
+        return CompileReport(write_fabric(compile_fabric(planes, devices, topology), out_dir))
     from permnet.gen.fabric.tdm import compile_tdm
 
     slots = compile_tdm(planes, schedule, devices, topology)
@@ -605,12 +666,10 @@ def compile_to_dir(target: Target, inventory, out_dir) -> dict:
                base.devices[d].name: [int(e) if e >= 0 else None for e in s.fabric.xc[d]] for d in used})
                for s in slots]}
     summ = write_fabric(base, out_dir, {"tdm": tdm}, None, [s.fabric for s in slots])
-    summ = dict(summ, slots=len(slots), guard_ms=[s.guard_ms for s in slots],
-                devices_switching=[s.devices_switching for s in slots])
-    return summ
+    return CompileReport(summ, len(slots), [s.guard_ms for s in slots], [s.devices_switching for s in slots])
 
 
-def reconfigure_to_dir(fabric_path, target: Target, out_dir) -> dict:
+def reconfigure_to_dir(fabric_path, target: Target, out_dir) -> ReconfigureReport:
     """Minimal-change reconfiguration of a written fabric; writes the new folder
     with ``changes.json`` and ``changes/<device>.txt`` (disconnects first)."""
     planes, topology, schedule = target.resolve()
@@ -621,8 +680,7 @@ def reconfigure_to_dir(fabric_path, target: Target, out_dir) -> dict:
     devs = old.devices
     changes = {"changed": rec.changed, "kept": rec.kept, "from_scratch_changed": rec.from_scratch_changed,
                "devices": {devs[d].name: {
-                   "disconnect": [devs[d].ingress_label(i) for i in ch["disconnect"]],
-                   "connect": [[devs[d].ingress_label(i), devs[d].egress_label(e)] for i, e in ch["connect"]]}
+                   "disconnect": [devs[d].ingress_label(i) for i in ch.disconnect],
+                   "connect": [[devs[d].ingress_label(i), devs[d].egress_label(e)] for i, e in ch.connect]}
                    for d, ch in rec.changes.items()}}
-    summ = write_fabric(rec.fabric, out_dir, None, changes)
-    return dict(rec.as_dict(), **{k: summ[k] for k in ("devices_used", "cables", "max_passes", "max_loss_db")})
+    return ReconfigureReport(rec, write_fabric(rec.fabric, out_dir, None, changes))

@@ -124,7 +124,7 @@ COMPARE_PANELS = (("degree", "degree"), ("diameter", "diameter"), ("avg_hops", "
 
 
 def compare_plot(rows, module_size: int, stem: Path) -> list[Path]:
-    """3x3 panels of :func:`permnet.gen.analysis.compare.compare` rows against network
+    """3x3 panels of :func:`permnet.gen.analysis.compare.compare` rows (as_dict) against network
     size (log scale), one line per family, like Yeh & Parhami Figs. 2-5."""
     fams = list(dict.fromkeys(r["family"] for r in rows))
     fig, axes = plt.subplots(3, 3, figsize=(13, 11))

@@ -46,8 +46,8 @@ from permnet.gen.routing import benes
 from permnet.gen.routing import pn
 from permnet.sim.network import replay_2x2, replay_description
 
-__all__ = ["Settings", "settings", "configure", "parse_perm_text", "read_perm_file", "read_perm_array", "perm_array",
-           "write_hex", "DESCRIBE_LIMIT"]
+__all__ = ["Settings", "SwitchingSummary", "settings", "configure", "parse_perm_text", "read_perm_file",
+           "read_perm_array", "perm_array", "write_hex", "DESCRIBE_LIMIT"]
 
 DESCRIBE_LIMIT = 1 << 14   # largest 2x2 network given as explicit stages and links
 
@@ -173,6 +173,24 @@ def read_perm_array(path):
     return vals if ok and len(vals) else read_perm_file(path)
 
 
+@dataclass(frozen=True)
+class SwitchingSummary:
+    """A routed network at a glance: wires, switch radix, construction,
+    stages, switches and the lower bound ceil(log2 N!) on the 2x2 switches
+    of any rearrangeable network of N wires."""
+
+    size: int
+    radix: int
+    network: str
+    stages: int
+    switches: int
+    lower_bound: int
+
+    def as_dict(self) -> dict:
+        return {"size": self.size, "radix": self.radix, "network": self.network, "stages": self.stages,
+                "switches": self.switches, "lower_bound": self.lower_bound}
+
+
 @dataclass
 class Settings:
     size: int
@@ -206,13 +224,13 @@ class Settings:
         :data:`DESCRIBE_LIMIT` wires the summary and the names of the hex files."""
         if isinstance(self.route, benes.BenesRoute) and self.size > DESCRIBE_LIMIT:
             width = max(len(str(max(self.stages - 1, 0))), 2)
-            return {**self.summary(), "explicit": False, "config": "config.hex",
+            return {**self.summary().as_dict(), "explicit": False, "config": "config.hex",
                     "stage_files": [f"stage_{st:0{width}d}.hex" for st in range(self.stages)]}
         return self.description()
 
-    def summary(self) -> dict:
-        return {"size": self.size, "radix": self.radix, "network": self.network, "stages": self.stages,
-                "switches": self.switches, "lower_bound": benes.lower_bound(self.size)}
+    def summary(self) -> SwitchingSummary:
+        return SwitchingSummary(self.size, self.radix, self.network, self.stages, self.switches,
+                                benes.lower_bound(self.size))
 
 
 def settings(perm, radix: int = 2, network: str = "benes") -> Settings:

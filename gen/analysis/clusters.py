@@ -5,7 +5,7 @@
     >>> from permnet.gen.topologies import families
     >>> q = families.hypercube(4)
     >>> m = clusters.cluster_metrics(q, np.arange(16) // 4)    # 2-cubes on a module
-    >>> m["inter_cluster_degree"], m["inter_cluster_diameter"]
+    >>> m.inter_cluster_degree, m.inter_cluster_diameter
     (2.0, 2)
 
 Given a module (cluster) for every node:
@@ -29,6 +29,7 @@ the module quotient graph, with one node per module.  The remaining
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -37,8 +38,8 @@ from numba import njit, prange
 from permnet.gen.errors import require
 from permnet.gen.graph.metrics import Digraph
 
-__all__ = ["cluster_metrics", "inter_cluster_distances", "blocks", "metis_partition", "metis_modules",
-           "bisection_width", "parse_clusters"]
+__all__ = ["ClusterMetrics", "InterClusterDistances", "Bisection", "cluster_metrics", "inter_cluster_distances",
+           "blocks", "metis_partition", "metis_modules", "bisection_width", "parse_clusters"]
 
 
 class ModuleFile(NamedTuple):
@@ -46,6 +47,58 @@ class ModuleFile(NamedTuple):
 
     text: str
     name: str
+
+
+@dataclass(frozen=True)
+class InterClusterDistances:
+    """I-diameter and average I-distance over ordered pairs of distinct
+    nodes (both None when some pair is unreachable), and the number of
+    contracted pieces searched."""
+
+    inter_cluster_diameter: int | None
+    avg_inter_cluster_distance: float | None
+    contracted_nodes: int
+
+    def as_dict(self) -> dict:
+        return {"inter_cluster_diameter": self.inter_cluster_diameter,
+                "avg_inter_cluster_distance": self.avg_inter_cluster_distance,
+                "contracted_nodes": self.contracted_nodes}
+
+
+@dataclass(frozen=True)
+class ClusterMetrics:
+    """Module metrics: I-degree, I-diameter, average I-distance and the
+    costs DD = degree x diameter, ID = I-degree x diameter and
+    II = I-degree x I-diameter (None when a factor is unknown)."""
+
+    modules: int
+    max_module_size: int
+    inter_cluster_degree: float
+    inter_cluster_diameter: int | None
+    avg_inter_cluster_distance: float | None
+    dd_cost: int | None
+    id_cost: float | None
+    ii_cost: float | None
+
+    def as_dict(self) -> dict:
+        return {"modules": self.modules, "max_module_size": self.max_module_size,
+                "inter_cluster_degree": self.inter_cluster_degree,
+                "inter_cluster_diameter": self.inter_cluster_diameter,
+                "avg_inter_cluster_distance": self.avg_inter_cluster_distance,
+                "dd_cost": self.dd_cost, "id_cost": self.id_cost, "ii_cost": self.ii_cost}
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """Links cut by the best balanced 2-way partition found, and its two sides."""
+
+    width: int
+    sides: tuple[int, int]
+    method: str = "METIS (pymetis), best of 4 cuts"
+
+    def as_dict(self) -> dict:
+        return {"bisection_width": self.width, "bisection_sides": list(self.sides),
+                "bisection_method": self.method}
 
 
 def blocks(n: int, size: int) -> np.ndarray:
@@ -96,14 +149,13 @@ def metis_modules(topo, size: int, seed: int = 0) -> np.ndarray:
     return metis_partition(topo, parts, seed)[1] if parts > 1 else np.zeros(topo.n, np.int64)
 
 
-def bisection_width(topo, seed: int = 0) -> dict:
+def bisection_width(topo, seed: int = 0) -> Bisection:
     """Upper estimate of the bisection width: links cut by METIS's best
     balanced 2-way partition of the underlying undirected graph (simple
     graph: parallel links and self-loops count once / not at all)."""
     cut, member = metis_partition(topo, 2, seed)
     sizes = np.bincount(member, minlength=2)
-    return {"bisection_width": cut, "bisection_sides": [int(sizes[0]), int(sizes[1])],
-            "bisection_method": "METIS (pymetis), best of 4 cuts"}
+    return Bisection(cut, (int(sizes[0]), int(sizes[1])))
 
 
 # ------------------------------------------------------------- I-distances
@@ -149,7 +201,7 @@ def _zero_one_bfs(n, indptr, indices, weight, size):
     return dist_sum, ecc, reached
 
 
-def inter_cluster_distances(topo, modules: np.ndarray, max_work: int | None = None) -> dict:
+def inter_cluster_distances(topo, modules: np.ndarray, max_work: int | None = None) -> InterClusterDistances:
     """I-diameter and average I-distance (None when some pair is unreachable).
     With ``max_work``, refuse (:class:`PermnetError`) when the contracted
     graph's pieces times arcs exceed it, before searching."""
@@ -185,21 +237,18 @@ def inter_cluster_distances(topo, modules: np.ndarray, max_work: int | None = No
         s = distance_stats(g)
         if s.strongly_connected:
             total = int(np.dot(np.arange(len(s.hop_counts)), s.hop_counts)) * int(size[0]) ** 2
-            return {"inter_cluster_diameter": int(s.diameter), "avg_inter_cluster_distance": total / pairs,
-                    "contracted_nodes": int(k)}
-        return {"inter_cluster_diameter": None, "avg_inter_cluster_distance": None, "contracted_nodes": int(k)}
+            return InterClusterDistances(int(s.diameter), total / pairs, int(k))
+        return InterClusterDistances(None, None, int(k))
     dist_sum, ecc, reached = _zero_one_bfs(k, g.indptr, g.indices, arcs[:, 2].copy(), size)
     connected = bool(np.all(reached == n))
-    return {
-        "inter_cluster_diameter": int(ecc.max()) if connected else None,
-        "avg_inter_cluster_distance": (float(np.dot(size, dist_sum) / pairs) if pairs else 0.0) if connected
-        else None,
-        "contracted_nodes": int(k),
-    }
+    return InterClusterDistances(
+        int(ecc.max()) if connected else None,
+        (float(np.dot(size, dist_sum) / pairs) if pairs else 0.0) if connected else None,
+        int(k))
 
 
 def cluster_metrics(topo, modules, diameter: int | None = None, degree: int | None = None, *,
-                    measure_missing: bool = True, max_work: int | None = None) -> dict:
+                    measure_missing: bool = True, max_work: int | None = None) -> ClusterMetrics:
     """I-degree, I-diameter, average I-distance and the DD/ID/II costs of
     ``topo`` with node v on module ``modules[v]``.  ``diameter`` and
     ``degree`` are computed when not given, unless ``measure_missing`` is
@@ -210,17 +259,17 @@ def cluster_metrics(topo, modules, diameter: int | None = None, degree: int | No
     modules = np.unique(modules, return_inverse=True)[1].astype(np.int64)
     if measure_missing and (diameter is None or degree is None):
         m = topo.metrics()
-        diameter, degree = m["diameter"], m["degree"]
+        diameter, degree = m.diameter, m.degree
     t, h = topo.tails, topo.heads
     off = (modules[t] != modules[h]) & (t != h)
     sizes = np.bincount(modules)
     off_links = np.bincount(modules[t[off]], minlength=len(sizes))
     idegree = float((off_links / sizes).max())
-    out = {"modules": int(len(sizes)), "max_module_size": int(sizes.max()), "inter_cluster_degree": idegree}
-    out.update(inter_cluster_distances(topo, modules, max_work))
-    out.pop("contracted_nodes")
-    idiam = out["inter_cluster_diameter"]
-    out["dd_cost"] = degree * diameter if diameter is not None and degree is not None else None
-    out["id_cost"] = idegree * diameter if diameter is not None else None
-    out["ii_cost"] = idegree * idiam if idiam is not None else None
-    return out
+    dist = inter_cluster_distances(topo, modules, max_work)
+    idiam = dist.inter_cluster_diameter
+    return ClusterMetrics(
+        modules=int(len(sizes)), max_module_size=int(sizes.max()), inter_cluster_degree=idegree,
+        inter_cluster_diameter=idiam, avg_inter_cluster_distance=dist.avg_inter_cluster_distance,
+        dd_cost=degree * diameter if diameter is not None and degree is not None else None,
+        id_cost=idegree * diameter if diameter is not None else None,
+        ii_cost=idegree * idiam if idiam is not None else None)

@@ -3,7 +3,7 @@ and the DD/ID/II costs of Yeh & Parhami, Section 5 (their Figures 2-5).
 
     >>> from permnet.gen.analysis.compare import compare
     >>> rows = compare(["hypercube", "hsn"], max_nodes=64, module_size=10)
-    >>> [(r["family"], r["nodes"]) for r in rows]
+    >>> [(r.family, r.nodes) for r in rows]
     [('hypercube', 8), ('hypercube', 16), ('hypercube', 32), ('hypercube', 64), ('hsn', 64)]
 
 Every family is a series of instances (``SERIES``) with the module
@@ -24,15 +24,47 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from permnet.gen.errors import require
 
-__all__ = ["compare", "SERIES", "COLUMNS"]
+__all__ = ["CompareRow", "compare", "SERIES", "COLUMNS"]
 
 COLUMNS = ("family", "instance", "nodes", "degree", "diameter", "avg_hops", "inter_cluster_degree",
            "inter_cluster_diameter", "avg_inter_cluster_distance", "dd_cost", "id_cost", "ii_cost")
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """One instance of a family: its size, degree, diameter and average
+    hops, and the module metrics of
+    :class:`~permnet.gen.analysis.clusters.ClusterMetrics` (I-degree,
+    I-diameter, average I-distance, DD/ID/II costs)."""
+
+    family: str
+    instance: str
+    nodes: int
+    degree: int
+    diameter: int | None
+    avg_hops: float | None
+    modules: int
+    max_module_size: int
+    inter_cluster_degree: float
+    inter_cluster_diameter: int | None
+    avg_inter_cluster_distance: float | None
+    dd_cost: int | None
+    id_cost: float | None
+    ii_cost: float | None
+
+    def as_dict(self) -> dict:
+        return {"family": self.family, "instance": self.instance, "nodes": self.nodes, "degree": self.degree,
+                "diameter": self.diameter, "avg_hops": self.avg_hops, "modules": self.modules,
+                "max_module_size": self.max_module_size, "inter_cluster_degree": self.inter_cluster_degree,
+                "inter_cluster_diameter": self.inter_cluster_diameter,
+                "avg_inter_cluster_distance": self.avg_inter_cluster_distance,
+                "dd_cost": self.dd_cost, "id_cost": self.id_cost, "ii_cost": self.ii_cost}
 
 
 def _hypercube(max_nodes, C):
@@ -138,7 +170,8 @@ SERIES = {
 }
 
 
-def compare(families=None, max_nodes: int = 5000, module_size: int = 10, progress: bool = False) -> list[dict]:
+def compare(families=None, max_nodes: int = 5000, module_size: int = 10, progress: bool = False
+            ) -> list[CompareRow]:
     """One row per instance (see ``COLUMNS``), sorted by size then family."""
     from tqdm import tqdm
 
@@ -153,10 +186,8 @@ def compare(families=None, max_nodes: int = 5000, module_size: int = 10, progres
     jobs = [(f, inst) for f in names for inst in SERIES[f](max_nodes, module_size)]
     for f, (name, topo, modules) in tqdm(jobs, desc="compare", disable=not progress, leave=False):
         m = topo.metrics()
-        row = {"family": f, "instance": name, "nodes": m["nodes"], "degree": m["degree"],
-               "diameter": m["diameter"], "avg_hops": m["avg_hops"]}
-        row.update(cluster_metrics(topo, modules, m["diameter"], m["degree"]))
-        rows.append(row)
-    rows.sort(key=lambda r: (r["nodes"], names.index(r["family"])))
+        c = cluster_metrics(topo, modules, m.diameter, m.degree)
+        rows.append(CompareRow(f, name, m.nodes, m.degree, m.diameter, m.avg_hops, **c.as_dict()))
+    rows.sort(key=lambda r: (r.nodes, names.index(r.family)))
     return rows
 

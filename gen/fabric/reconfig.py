@@ -35,7 +35,19 @@ from permnet.gen.fabric.clos import net_from_dict
 from permnet.gen.fabric.compile import Fabric, Unit, inverse_partial, compile_fabric, route_units
 from permnet.gen.fabric.simulate import check_fabric
 
-__all__ = ["Reconfiguration", "reconfigure", "diff", "change_lists"]
+__all__ = ["DeviceChanges", "Reconfiguration", "reconfigure", "diff", "change_lists"]
+
+
+@dataclass(frozen=True)
+class DeviceChanges:
+    """What one device changes, 0-based: the ingress ports to ``disconnect``,
+    then the (ingress, egress) pairs to ``connect``."""
+
+    disconnect: list[int]
+    connect: list[tuple[int, int]]
+
+    def as_dict(self) -> dict:
+        return {"disconnect": self.disconnect, "connect": [list(p) for p in self.connect]}
 
 
 @dataclass
@@ -47,7 +59,7 @@ class Reconfiguration:
     from_scratch_kept: int
     assignment: list            # assignment[y] = target plane now at old plane y's place
     strategy: str               # "minimal-change" or "from-scratch"
-    changes: dict = field(default_factory=dict)   # device index -> {"disconnect": [...], "connect": [...]}
+    changes: dict[int, DeviceChanges] = field(default_factory=dict)   # by device index
 
     def as_dict(self) -> dict:
         return {"changed": self.changed, "kept": self.kept, "from_scratch_changed": self.from_scratch_changed,
@@ -64,9 +76,9 @@ def diff(old_xc: list, new_xc: list) -> tuple[int, int]:
     return changed, kept
 
 
-def change_lists(old_xc: list, new_xc: list) -> dict:
-    """Per changed device: ``disconnect`` (ingress ports) then ``connect``
-    (ingress, egress) pairs, 0-based."""
+def change_lists(old_xc: list, new_xc: list) -> dict[int, DeviceChanges]:
+    """Per changed device (by index): ``disconnect`` (ingress ports) then
+    ``connect`` (ingress, egress) pairs, 0-based."""
     out = {}
     for d, (a, b) in enumerate(zip(old_xc, new_xc)):
         moved = a != b
@@ -74,7 +86,7 @@ def change_lists(old_xc: list, new_xc: list) -> dict:
             continue
         dis = np.nonzero(moved & (a >= 0))[0]
         con = np.nonzero(moved & (b >= 0))[0]
-        out[d] = {"disconnect": dis.tolist(), "connect": [[int(i), int(b[i])] for i in con]}
+        out[d] = DeviceChanges(dis.tolist(), [(int(i), int(b[i])) for i in con])
     return out
 
 

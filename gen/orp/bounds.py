@@ -2,7 +2,7 @@
 
     >>> from permnet.gen.orp.bounds import bounds
     >>> b = bounds(1024, 16)
-    >>> b["diameter_lb"], round(b["haspl_lb"], 6), b["m_opt"]
+    >>> b.diameter_lb, round(b.haspl_lb, 6), b.m_opt
     (4, 3.835777, 183)
 
 * Theorem 1: ``D >= D- = ceil(log_{r-1}(n-1)) + 1``.
@@ -26,11 +26,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from permnet.gen.graph.bounds import ilog_ceil
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix
 
-__all__ = ["diameter_lower_bound", "haspl_lower_bound", "continuous_moore", "moore_haspl", "m_opt", "bounds"]
+__all__ = ["diameter_lower_bound", "haspl_lower_bound", "continuous_moore", "moore_haspl", "m_opt", "CliqueBound", "OrpBounds",
+           "bounds"]
 
 
 def diameter_lower_bound(n: int, r: int) -> int:
@@ -91,15 +93,44 @@ def m_opt(n: int, r: int) -> int:
     return best_m
 
 
-def bounds(n: int, r: int) -> dict:
+@dataclass(frozen=True)
+class CliqueBound:
+    """The m-clique of Section 3.2 (optimal when ``n <= m (r - m + 1)``)."""
+
+    switches: int
+    haspl: float
+    diameter: int
+
+    def as_dict(self) -> dict:
+        return {"switches": self.switches, "haspl": self.haspl, "diameter": self.diameter}
+
+
+@dataclass(frozen=True)
+class OrpBounds:
+    """Theorem 1's ``diameter_lb``, Theorem 2's ``haspl_lb``, ``m_opt`` and
+    formula (2)'s bound there, and the optimal clique when there is one."""
+
+    hosts: int
+    radix: int
+    diameter_lb: int
+    haspl_lb: float
+    m_opt: int
+    moore_haspl_at_m_opt: float
+    clique: CliqueBound | None
+
+    def as_dict(self) -> dict:
+        return {"hosts": self.hosts, "radix": self.radix, "diameter_lb": self.diameter_lb,
+                "haspl_lb": self.haspl_lb, "m_opt": self.m_opt, "moore_haspl_at_m_opt": self.moore_haspl_at_m_opt,
+                "clique": None if self.clique is None else self.clique.as_dict()}
+
+
+def bounds(n: int, r: int) -> OrpBounds:
     """Everything the CLI's ``orp bound`` prints."""
     check_order_radix(n, r)
     mo = m_opt(n, r)
-    out = {"hosts": n, "radix": r, "diameter_lb": diameter_lower_bound(n, r),
-           "haspl_lb": haspl_lower_bound(n, r), "m_opt": mo, "moore_haspl_at_m_opt": moore_haspl(n, mo, r)}
     try:
         g = HostSwitchGraph.clique(n, r)
-        out["clique"] = {"switches": g.m, "haspl": g.haspl(), "diameter": g.diameter()}
+        clique = CliqueBound(g.m, g.haspl(), g.diameter())
     except ValueError:
-        out["clique"] = None
-    return out
+        clique = None
+    return OrpBounds(n, r, diameter_lower_bound(n, r), haspl_lower_bound(n, r), mo, moore_haspl(n, mo, r), clique)

@@ -30,7 +30,7 @@ from numba import njit
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.graph.metrics import expand_frontier
 
-__all__ = ["HostSwitchGraph", "weighted_distance_sum", "parse_edges"]
+__all__ = ["HostSwitchGraph", "HostSwitchSummary", "weighted_distance_sum", "parse_edges"]
 
 @njit(cache=True)
 def _csr(m, eu, ev):
@@ -110,6 +110,28 @@ def weighted_distance_sum(m, eu, ev, count):
             if count[v] > 0 and seen[v] != full:
                 ok = False
     return total, diam, ok
+
+
+@dataclass(frozen=True)
+class HostSwitchSummary:
+    """A host-switch graph's h-ASPL (average over ordered pairs of distinct
+    hosts of the host-to-host hops, both host links included) and host
+    diameter, None when some host cannot reach another; its switch links,
+    parallel links and how many switches hold k hosts (``host_distribution``)."""
+
+    hosts: int
+    switches: int
+    radix: int
+    haspl: float | None
+    diameter: int | None
+    switch_links: int
+    parallel_links: int
+    host_distribution: dict
+
+    def as_dict(self) -> dict:
+        return {"hosts": self.hosts, "switches": self.switches, "radix": self.radix, "haspl": self.haspl,
+                "diameter": self.diameter, "switch_links": self.switch_links,
+                "parallel_links": self.parallel_links, "host_distribution": self.host_distribution}
 
 
 @dataclass
@@ -193,14 +215,14 @@ class HostSwitchGraph:
         comp = nx.node_connected_component(g, host_sw[0]) if host_sw else set()
         return int(sum(1 for s in range(self.m) if s not in comp or (c[s] == 0 and g.degree(s) <= 1)))
 
-    def summary(self) -> dict:
+    def summary(self) -> "HostSwitchSummary":
         total, diam, ok = self._eval()
-        return {"hosts": self.n, "switches": self.m, "radix": self.r,
-                "haspl": 2.0 + total / (self.n * (self.n - 1)) if ok else None,
-                "diameter": (diam + 2 if diam >= 0 else 2) if ok else None,
-                "switch_links": int(len(self.edges)), "parallel_links": self.parallel_links(),
-                "host_distribution": {str(k): int(v) for k, v in
-                                      zip(*np.unique(self.counts(), return_counts=True))}}
+        return HostSwitchSummary(
+            hosts=self.n, switches=self.m, radix=self.r,
+            haspl=2.0 + total / (self.n * (self.n - 1)) if ok else None,
+            diameter=(diam + 2 if diam >= 0 else 2) if ok else None,
+            switch_links=int(len(self.edges)), parallel_links=self.parallel_links(),
+            host_distribution={str(k): int(v) for k, v in zip(*np.unique(self.counts(), return_counts=True))})
 
     # ---------------------------------------------------------------- text
     def to_edges_text(self) -> str:

@@ -10,10 +10,44 @@ import numpy as np
 
 from permnet.gen.errors import PermnetError, require
 
-__all__ = ["compare_conventional", "HasplVsM", "haspl_vs_m"]
+__all__ = ["ComparisonRow", "ConventionalComparison", "compare_conventional", "HasplVsM", "haspl_vs_m"]
 
 
-def compare_conventional(n: int, r: int, *, seconds: float, seed: int = 0, dims: int = 2) -> dict:
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One topology of :func:`compare_conventional`: its switches, h-ASPL,
+    diameter and bisection, or why it was ``skipped``."""
+
+    topology: str
+    switches: int | None = None
+    haspl: float | None = None
+    diameter: int | None = None
+    bisection: int | None = None
+    skipped: str | None = None
+
+    def as_dict(self) -> dict:
+        if self.skipped is not None:
+            return {"topology": self.topology, "skipped": self.skipped}
+        return {"topology": self.topology, "switches": self.switches, "haspl": self.haspl,
+                "diameter": self.diameter, "bisection": self.bisection}
+
+
+@dataclass(frozen=True)
+class ConventionalComparison:
+    """The rows of :func:`compare_conventional` and Theorem 2's bound ``haspl_lb``."""
+
+    hosts: int
+    radix: int
+    haspl_lb: float
+    rows: list[ComparisonRow]
+
+    def as_dict(self) -> dict:
+        return {"hosts": self.hosts, "radix": self.radix, "haspl_lb": self.haspl_lb,
+                "rows": [row.as_dict() for row in self.rows]}
+
+
+def compare_conventional(n: int, r: int, *, seconds: float, seed: int = 0, dims: int = 2
+                         ) -> ConventionalComparison:
     """Torus (``dims``-D), dragonfly and fat-tree built by formulas 3-5,
     each with its h-ASPL, diameter and Kernighan-Lin bisection, and the
     annealed graph at m_opt; topologies that cannot be built for (n, r)
@@ -27,14 +61,12 @@ def compare_conventional(n: int, r: int, *, seconds: float, seed: int = 0, dims:
         try:
             g = build(n, r, dims) if name == "torus" else build(n, r)
         except PermnetError as exc:
-            rows.append({"topology": name, "skipped": str(exc)})
+            rows.append(ComparisonRow(name, skipped=str(exc)))
             continue
-        rows.append({"topology": name, "switches": g.m, "haspl": g.haspl(), "diameter": g.diameter(),
-                     "bisection": bisection(g, seed)})
+        rows.append(ComparisonRow(name, g.m, g.haspl(), g.diameter(), bisection(g, seed)))
     res = search(n, r, seconds=seconds, seed=seed)
-    rows.append({"topology": "annealed (m_opt)", "switches": res.graph.m, "haspl": res.haspl,
-                 "diameter": res.diameter, "bisection": bisection(res.graph, seed)})
-    return {"hosts": n, "radix": r, "haspl_lb": haspl_lower_bound(n, r), "rows": rows}
+    rows.append(ComparisonRow("annealed (m_opt)", res.graph.m, res.haspl, res.diameter, bisection(res.graph, seed)))
+    return ConventionalComparison(n, r, haspl_lower_bound(n, r), rows)
 
 
 @dataclass

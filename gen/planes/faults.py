@@ -2,7 +2,7 @@
 
     >>> from permnet.gen.planes.faults import fault_report
     >>> r = fault_report(15, 5, [1, 2, 4])          # Figure 6(b)
-    >>> r["damaged"]["connected"], r["reembedded"]["diameter"]
+    >>> r.damaged.connected, r.reembedded.diameter
     (False, 2)
 
 The damaged network keeps the surviving nodes and the links between them.
@@ -14,6 +14,8 @@ unconnected in every plane.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import networkx as nx
 import numpy as np
 
@@ -22,7 +24,69 @@ from permnet.gen.topologies import ldi
 from permnet.gen.graph.metrics import Digraph, distance_stats
 from permnet.gen.planes.decompose import ldi_planes
 
-__all__ = ["check_failed", "damaged_digraph", "reembed_planes", "fault_report"]
+__all__ = ["DamagedNetwork", "Reembedding", "FaultReport", "check_failed", "damaged_digraph", "reembed_planes",
+           "fault_report"]
+
+
+@dataclass(frozen=True)
+class DamagedNetwork:
+    """The survivors with the links among them: strong connectivity, and
+    diameter and average hops over ordered pairs of distinct survivors
+    (None unless strongly connected); its strong components, the smallest
+    (fewest nodes, then least node numbers) in original node numbers."""
+
+    connected: bool
+    diameter: int | None
+    avg_hops: float | None
+    strong_components: int
+    smallest_component: list[int]
+
+    def as_dict(self) -> dict:
+        return {"connected": self.connected, "diameter": self.diameter, "avg_hops": self.avg_hops,
+                "strong_components": self.strong_components, "smallest_component": self.smallest_component}
+
+
+@dataclass(frozen=True)
+class Reembedding:
+    """LDI(M-f, S) on the survivors: its diameter and average hops, and its
+    planes in original port numbers (-1 on the ports of failed nodes)."""
+
+    nodes: int
+    degree: int
+    diameter: int | None
+    avg_hops: float | None
+    planes: np.ndarray
+
+    @property
+    def topology(self) -> str:
+        return f"LDI({self.nodes},{self.degree})"
+
+    def as_dict(self) -> dict:
+        return {"topology": self.topology, "nodes": self.nodes, "diameter": self.diameter, "avg_hops": self.avg_hops,
+                "planes": [[int(e) if e >= 0 else None for e in row] for row in self.planes]}
+
+
+@dataclass(frozen=True)
+class FaultReport:
+    """LDI(M, S) with the ``failed`` nodes: the damaged network and the re-embedding."""
+
+    nodes: int
+    degree: int
+    failed: list[int]
+    damaged: DamagedNetwork
+    reembedded: Reembedding
+
+    @property
+    def connected(self) -> bool:
+        return self.damaged.connected
+
+    @property
+    def diameter(self) -> int | None:
+        return self.damaged.diameter
+
+    def as_dict(self) -> dict:
+        return {"nodes": self.nodes, "degree": self.degree, "failed": self.failed, "connected": self.connected,
+                "diameter": self.diameter, "damaged": self.damaged.as_dict(), "reembedded": self.reembedded.as_dict()}
 
 
 def check_failed(M: int, failed) -> list[int]:
@@ -65,7 +129,7 @@ def reembed_planes(M: int, S: int, failed, method: str = "auto") -> np.ndarray:
     return out
 
 
-def fault_report(M: int, S: int, failed, method: str = "auto") -> dict:
+def fault_report(M: int, S: int, failed, method: str = "auto") -> FaultReport:
     """Connectivity and diameter of the damaged LDI(M, S), and the
     re-embedded LDI(M-f, S) with its planes."""
     ldi.check_params(M, S)
@@ -80,24 +144,6 @@ def fault_report(M: int, S: int, failed, method: str = "auto") -> dict:
     planes = reembed_planes(M, S, failed, method)
     Mf = M - len(failed)
     re_stats = distance_stats(Digraph.from_successors(ldi.successors(Mf, S)))
-    return {
-        "nodes": M,
-        "degree": S,
-        "failed": failed,
-        "connected": stats.strongly_connected,
-        "diameter": stats.diameter,
-        "damaged": {
-            "connected": stats.strongly_connected,
-            "diameter": stats.diameter,
-            "avg_hops": stats.avg_hops,
-            "strong_components": len(components),
-            "smallest_component": components[0] if components else [],
-        },
-        "reembedded": {
-            "topology": f"LDI({Mf},{S})",
-            "nodes": Mf,
-            "diameter": re_stats.diameter,
-            "avg_hops": re_stats.avg_hops,
-            "planes": [[int(e) if e >= 0 else None for e in row] for row in planes],
-        },
-    }
+    damaged = DamagedNetwork(stats.strongly_connected, stats.diameter, stats.avg_hops, len(components),
+                             components[0] if components else [])
+    return FaultReport(M, S, failed, damaged, Reembedding(Mf, S, re_stats.diameter, re_stats.avg_hops, planes))

@@ -8,7 +8,7 @@ union, next to the user planes alone and the LDI planes alone.
 
     >>> from permnet.gen.planes.mixed import mixed_network, user_permutations
     >>> r = mixed_network(16, 4, user_permutations(["ring"], 16))
-    >>> r["union"]["diameter"] <= r["ldi"]["diameter"]
+    >>> r.union.diameter <= r.ldi.diameter
     True
 """
 
@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.topologies import ldi
-from permnet.gen.graph.metrics import Digraph, distance_stats
+from permnet.gen.graph.metrics import Digraph, DistanceStats, distance_stats
 from permnet.gen.planes.decompose import is_permutation, ldi_planes
 
-__all__ = ["PermutationFile", "is_plane_keyword", "user_permutations", "parse_permutation", "mixed_network"]
+__all__ = ["PermutationFile", "MixedNetwork", "is_plane_keyword", "user_permutations", "parse_permutation",
+           "mixed_network"]
 
 
 def _torus(M: int, a: int, b: int) -> list[tuple[str, np.ndarray]]:
@@ -88,26 +90,52 @@ def parse_permutation(text: str, M: int, name: str = "permutation") -> np.ndarra
     return np.asarray(vals, dtype=np.int64)
 
 
-def _stats(planes: np.ndarray) -> dict:
-    return distance_stats(Digraph.from_successors(np.asarray(planes).T)).as_dict()
+def _stats(planes: np.ndarray) -> DistanceStats:
+    return distance_stats(Digraph.from_successors(np.asarray(planes).T))
 
 
-def mixed_network(M: int, S: int, user: list[tuple[str, np.ndarray]]) -> dict:
+@dataclass(frozen=True)
+class MixedNetwork:
+    """S planes of M ports: the K named user planes first, then LDI(M, S-K);
+    the hop statistics of the LDI planes alone (``ldi``, None when K = S),
+    of the user planes alone (``user``, None when K = 0) and of their union."""
+
+    nodes: int
+    degree: int
+    user_planes: list[str]
+    ldi: DistanceStats | None
+    user: DistanceStats | None
+    union: DistanceStats
+    planes: np.ndarray
+
+    @property
+    def ldi_topology(self) -> str | None:
+        return None if self.ldi is None else f"LDI({self.nodes},{self.degree - len(self.user_planes)})"
+
+    def as_dict(self) -> dict:
+        out: dict = {"nodes": self.nodes, "degree": self.degree, "user_planes": self.user_planes}
+        if self.ldi is not None:
+            out["ldi"] = {"topology": self.ldi_topology, **self.ldi.as_dict()}
+        if self.user is not None:
+            out["user"] = self.user.as_dict()
+        out["union"] = self.union.as_dict()
+        out["planes"] = self.planes.tolist()
+        return out
+
+
+def mixed_network(M: int, S: int, user: list[tuple[str, np.ndarray]]) -> MixedNetwork:
     """S planes: the K user permutations, then LDI(M, S-K); hop statistics."""
     K = len(user)
     require(K <= S, f"{K} user planes do not fit in S={S} planes")
     require(S - K != 1, "exactly one plane left for LDI; LDI needs at least 2 (use K <= S-2 or K = S)")
     user_planes = np.array([p for _, p in user], dtype=np.int64).reshape(K, M)
     parts = [user_planes]
-    result: dict = {"nodes": M, "degree": S, "user_planes": [name for name, _ in user]}
+    ldi_stats = None
     if S - K >= 2:
         ldi.check_params(M, S - K)
         lp = ldi_planes(M, S - K).planes
         parts.append(lp)
-        result["ldi"] = {"topology": f"LDI({M},{S - K})", **_stats(lp)}
-    if K:
-        result["user"] = _stats(user_planes)
+        ldi_stats = _stats(lp)
+    user_stats = _stats(user_planes) if K else None
     planes = np.concatenate(parts)
-    result["union"] = _stats(planes)
-    result["planes"] = planes.tolist()
-    return result
+    return MixedNetwork(M, S, [name for name, _ in user], ldi_stats, user_stats, _stats(planes), planes)

@@ -391,7 +391,7 @@ def _hit(n, chords, k, method, evaluations) -> RingHit:
 
     table = _reduce_order([sorted(int(w) for w in row) for row in chords])
     ring = chordal_ring(n, table)
-    diameter = ring.metrics()["diameter"]          # independent check with the metrics engine
+    diameter = ring.metrics().diameter          # independent check with the metrics engine
     require(diameter is not None and diameter <= k, "internal: a search hit failed the exact check")
     return RingHit(n, len(table), table, diameter, method, evaluations)
 

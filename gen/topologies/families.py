@@ -2,7 +2,7 @@
 
     >>> from permnet.gen.topologies import families
     >>> t = families.kautz(2, 3)
-    >>> t.n, t.metrics()["diameter"]
+    >>> t.n, t.metrics().diameter
     (12, 3)
 
 Nodes are the integers 0..n-1; the Notes of each builder say how labels map
@@ -23,8 +23,8 @@ import numpy as np
 from permnet.gen.errors import require
 from permnet.gen.graph.bounds import moore_bound
 
-__all__ = ["Topology", "de_bruijn", "kautz", "imase_itoh", "shufflenet", "torus", "mesh", "hypercube",
-           "star_graph", "cube_connected_cycles", "petersen", "FAMILIES"]
+__all__ = ["Topology", "TopologyMetrics", "de_bruijn", "kautz", "imase_itoh", "shufflenet", "torus", "mesh",
+           "hypercube", "star_graph", "cube_connected_cycles", "petersen", "FAMILIES"]
 
 
 @dataclass
@@ -43,7 +43,8 @@ class Topology:
         from permnet.gen.graph.metrics import Digraph
         return Digraph.from_arcs(self.n, self.tails, self.heads)
 
-    def metrics(self, *, exact: bool | None = None, samples: int | None = None, seed: int = 0) -> dict:
+    def metrics(self, *, exact: bool | None = None, samples: int | None = None, seed: int = 0
+                ) -> "TopologyMetrics":
         """nodes, degree (max out-degree), degree statistics, diameter, average
         hops (ordered pairs of distinct nodes), eccentricity distribution,
         (strong) connectivity and the Moore bound on the diameter.
@@ -59,30 +60,24 @@ class Topology:
         out_deg = np.diff(g.indptr)
         in_deg = np.bincount(self.heads, minlength=self.n)
         d = int(out_deg.max()) if self.n else 0
-        rep = {
-            "family": self.name, **self.params, "nodes": self.n, "directed": self.directed,
-            "arcs" if self.directed else "edges": int(len(self.tails) // (1 if self.directed else 2)),
-            "degree": d, "min_degree": int(out_deg.min()), "mean_degree": float(out_deg.mean()),
-            "max_in_degree": int(in_deg.max()), "regular": bool(out_deg.min() == out_deg.max() == in_deg.max()),
-        }
+        base = dict(family=self.name, params=self.params, nodes=self.n, directed=self.directed,
+                    links=int(len(self.tails) // (1 if self.directed else 2)),
+                    degree=d, min_degree=int(out_deg.min()), mean_degree=float(out_deg.mean()),
+                    max_in_degree=int(in_deg.max()), regular=bool(out_deg.min() == out_deg.max() == in_deg.max()),
+                    moore_diameter_bound=moore_bound(self.n, d, self.directed))
         if exact is None:
             exact = self.n < 128 or exact_is_affordable(self.n, len(self.tails))
         if not exact:
             est = sampled_distance_stats(g, samples, seed)
-            rep.update(connected=None if est.samples_reach_all else False, diameter=None,
-                       diameter_lower_bound=est.diameter_lower_bound, avg_hops=est.avg_hops,
-                       avg_hops_ci95=None if est.avg_hops_ci95 is None else list(est.avg_hops_ci95),
-                       estimate=True, samples=est.samples,
-                       moore_diameter_bound=moore_bound(self.n, d, self.directed))
-            return rep
+            return TopologyMetrics(**base, connected=None if est.samples_reach_all else False, diameter=None,
+                                   avg_hops=est.avg_hops, estimate=True,
+                                   diameter_lower_bound=est.diameter_lower_bound,
+                                   avg_hops_ci95=None if est.avg_hops_ci95 is None else list(est.avg_hops_ci95),
+                                   samples=est.samples)
         s = distance_stats(g)
         ecc, counts = np.unique(s.eccentricity, return_counts=True)
-        rep.update({
-            "connected": s.strongly_connected, "diameter": s.diameter, "avg_hops": s.avg_hops,
-            "eccentricity_distribution": {str(int(e)): int(c) for e, c in zip(ecc, counts)},
-            "moore_diameter_bound": moore_bound(self.n, d, self.directed),
-        })
-        return rep
+        return TopologyMetrics(**base, connected=s.strongly_connected, diameter=s.diameter, avg_hops=s.avg_hops,
+                               eccentricity_distribution={str(int(e)): int(c) for e, c in zip(ecc, counts)})
 
     def networkx(self):
         import networkx as nx
@@ -91,6 +86,53 @@ class Topology:
         pairs = zip(self.tails.tolist(), self.heads.tolist())
         G.add_edges_from(pairs if self.directed else ((a, b) for a, b in pairs if a <= b))
         return G
+
+
+@dataclass(frozen=True)
+class TopologyMetrics:
+    """What :meth:`Topology.metrics` measures.  ``links`` counts arcs of a
+    directed graph and edges of an undirected one; ``degree`` is the largest
+    out-degree.  An exact run has ``connected`` (strong connectivity),
+    ``diameter`` and ``avg_hops`` over ordered pairs of distinct nodes, and
+    the eccentricity distribution; an estimate (``estimate``) has
+    ``connected`` None unless a sampled source missed a node (then False),
+    no diameter but a lower bound on it, and ``avg_hops`` from ``samples``
+    sources with its 95% interval."""
+
+    family: str
+    params: dict
+    nodes: int
+    directed: bool
+    links: int
+    degree: int
+    min_degree: int
+    mean_degree: float
+    max_in_degree: int
+    regular: bool
+    moore_diameter_bound: int | None
+    connected: bool | None
+    diameter: int | None
+    avg_hops: float | None
+    eccentricity_distribution: dict | None = None
+    estimate: bool = False
+    diameter_lower_bound: int | None = None
+    avg_hops_ci95: list | None = None
+    samples: int | None = None
+
+    def as_dict(self) -> dict:
+        out = {"family": self.family, **self.params, "nodes": self.nodes, "directed": self.directed,
+               "arcs" if self.directed else "edges": self.links,
+               "degree": self.degree, "min_degree": self.min_degree, "mean_degree": self.mean_degree,
+               "max_in_degree": self.max_in_degree, "regular": self.regular}
+        if self.estimate:
+            out.update(connected=self.connected, diameter=None, diameter_lower_bound=self.diameter_lower_bound,
+                       avg_hops=self.avg_hops, avg_hops_ci95=self.avg_hops_ci95, estimate=True,
+                       samples=self.samples, moore_diameter_bound=self.moore_diameter_bound)
+        else:
+            out.update({"connected": self.connected, "diameter": self.diameter, "avg_hops": self.avg_hops,
+                        "eccentricity_distribution": self.eccentricity_distribution,
+                        "moore_diameter_bound": self.moore_diameter_bound})
+        return out
 
 
 def _topology(name, n, pairs, directed, **params) -> Topology:

@@ -5,7 +5,7 @@
     >>> g.topology.n                          # the paper's example, Section 2
     36
     >>> h = ipgraph.super_ip("hsn", 2, "hypercube:2")    # HSN(2, Q_2) = HCN(2,2)
-    >>> h.topology.n, h.topology.metrics()["diameter"], h.diameter_formula()
+    >>> h.topology.n, h.topology.metrics().diameter, h.diameter_formula()
     (16, 5, 5)
 
 A node is a label, a sequence of k symbols (balls); a generator is a
@@ -559,7 +559,7 @@ def rcc(levels: int, nucleus_spec="K4", symmetric: bool = False, max_nodes: int 
     found by search, and the tests compare both with networkx's BFS.
 
         >>> g = rcc(4, "K3")
-        >>> g.topology.n, g.topology.metrics()["diameter"], g.diameter_formula()
+        >>> g.topology.n, g.topology.metrics().diameter, g.diameter_formula()
         (81, 7, 7)
     """
     nu = nucleus(nucleus_spec) if isinstance(nucleus_spec, str) else nucleus_spec

@@ -28,7 +28,7 @@ def benes(perm_text, perm_file, radix, network, outdir, as_json):
     if as_json:
         echo_json(desc)
     else:
-        emit(s.summary(), False, width=12)
+        emit(s.summary().as_dict(), False, width=12)
 
 
 group = benes

@@ -35,7 +35,7 @@ def fabric_compile(topology, M, S, method, failed, config, inventory, output, as
     """Compile logical planes onto an inventory; write fabric.json, devices/, cabling.csv, bom.md."""
     from permnet.fabric import Target, compile_to_dir
 
-    rep = compile_to_dir(Target(topology, M, S, method, ints(failed, "--fail"), config), inventory, output)
+    rep = compile_to_dir(Target(topology, M, S, method, ints(failed, "--fail"), config), inventory, output).as_dict()
     keys = ["devices_used", "devices_spare", "cables", "crossconnects", "stages", "max_passes", "max_loss_db"]
     emit(rep, as_json, keys + [k for k in ("slots", "guard_ms", "devices_switching") if k in rep], width=17)
 
@@ -62,7 +62,8 @@ def fabric_reconfigure(fabric_path, topology, M, S, method, failed, config, outp
     """A new target on the same devices and cables, changing as few cross-connects as possible."""
     from permnet.fabric import Target, reconfigure_to_dir
 
-    rep = reconfigure_to_dir(fabric_path, Target(topology, M, S, method, ints(failed, "--fail"), config), output)
+    rep = reconfigure_to_dir(fabric_path, Target(topology, M, S, method, ints(failed, "--fail"), config),
+                             output).as_dict()
     emit(rep, as_json, ["changed", "kept", "from_scratch_changed", "strategy", "devices_changed", "max_passes"],
          width=21)
 

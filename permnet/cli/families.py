@@ -31,7 +31,7 @@ def _family_command(group, name, builder, options, build_args):
         from permnet.topofiles import read_modules, write_graph, write_planes
 
         built = builder(*build_args(kw))
-        rep = measure(built, read_modules(modules), bisection, exact)
+        rep = measure(built, read_modules(modules), bisection, exact).as_dict()
         if output:
             write_graph(getattr(built, "topology", built), output)
         if planes:
@@ -206,7 +206,7 @@ def _parse_range(text: str, what: str) -> list[int]:
 
 
 def compare_table(rows) -> str:
-    """Markdown table of :func:`permnet.gen.analysis.compare.compare` rows."""
+    """Markdown table of :func:`permnet.gen.analysis.compare.compare` rows (as_dict)."""
     from permnet.fileio import markdown_table
     from permnet.gen.analysis.compare import COLUMNS
 
@@ -294,7 +294,8 @@ def _register_compare(cli):
         from permnet.gen.analysis.compare import compare
         from permnet.plots import compare_plot
 
-        rows = compare([f.strip() for f in families.split(",") if f.strip()], max_nodes, module_size, not quiet)
+        rows = [r.as_dict() for r in compare([f.strip() for f in families.split(",") if f.strip()], max_nodes,
+                                             module_size, not quiet)]
         out = Path(outdir)
         out.mkdir(parents=True, exist_ok=True)
         atomic_write(out / "compare.md", compare_table(rows))

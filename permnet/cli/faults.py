@@ -29,17 +29,17 @@ def faults_ldi(M, S, failed, method, output, fmt, device_ports, single_file, as_
     ldi.check_params(M, S)
     rep = fault_report(M, S, ints(failed, "--failed"), method)
     if output:
-        cfg = ocsconfig.OcsConfig([[-1 if e is None else e for e in row] for row in rep["reembedded"]["planes"]],
+        cfg = ocsconfig.OcsConfig(rep.reembedded.planes.tolist(),
                                   {"family": "ldi-reembedded", "nodes": M, "degree": S,
-                                   "failed": ",".join(map(str, rep["failed"]))})
+                                   "failed": ",".join(map(str, rep.failed))})
         ocsconfig.write_files(cfg, output, fmt, device_ports, single_file)
     if as_json:
-        echo_json(rep)
+        echo_json(rep.as_dict())
     else:
-        d, r = rep["damaged"], rep["reembedded"]
-        click.echo(f"damaged LDI({M},{S}) without {rep['failed']}: connected={d['connected']} "
-                   f"diameter={d['diameter']} strong components={d['strong_components']}")
-        click.echo(f"re-embedded {r['topology']}: diameter={r['diameter']} avg_hops={r['avg_hops']:.4f}")
+        d, r = rep.damaged, rep.reembedded
+        click.echo(f"damaged LDI({M},{S}) without {rep.failed}: connected={d.connected} "
+                   f"diameter={d.diameter} strong components={d.strong_components}")
+        click.echo(f"re-embedded {r.topology}: diameter={r.diameter} avg_hops={r.avg_hops:.4f}")
 
 
 group = faults

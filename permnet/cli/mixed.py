@@ -55,16 +55,16 @@ def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, output, fmt, de
         return
     rep = mixed_network(M, S, user_permutations(read_plane_specs(specs), M))
     if output:
-        cfg = ocsconfig.OcsConfig(rep["planes"], {"family": "ldi-mixed", "nodes": M, "degree": S,
+        cfg = ocsconfig.OcsConfig(rep.planes.tolist(), {"family": "ldi-mixed", "nodes": M, "degree": S,
                                                    "user": "+".join(specs)})
         ocsconfig.write_files(cfg, output, fmt, device_ports, single_file)
     if as_json:
-        echo_json({k: v for k, v in rep.items() if k != "planes"} | {"planes": rep["planes"]})
+        echo_json(rep.as_dict())
     else:
         for part in ("user", "ldi", "union"):
-            if part in rep:
-                s = rep[part]
-                click.echo(f"{part:6} diameter={s['diameter']} avg_hops={s['avg_hops']}")
+            s = getattr(rep, part)
+            if s is not None:
+                click.echo(f"{part:6} diameter={s.diameter} avg_hops={s.avg_hops}")
 
 
 group = mixed

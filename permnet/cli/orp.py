@@ -26,7 +26,7 @@ def orp_bound(n, r, as_json):
     """Theorem 1/2 lower bounds, the continuous Moore bound and m_opt."""
     from permnet.gen.orp.bounds import bounds
 
-    emit(bounds(n, r), as_json, width=22)
+    emit(bounds(n, r).as_dict(), as_json, width=22)
 
 
 def _search_options(f):
@@ -78,7 +78,7 @@ def orp_eval(path, as_json):
     from permnet.graphgolf import read_edges
 
     g = read_edges(path)
-    emit(g.summary() | {"unused_switches": g.unused_switches()}, as_json, width=18)
+    emit(g.summary().as_dict() | {"unused_switches": g.unused_switches()}, as_json, width=18)
 
 
 @orp.command("compare")
@@ -92,17 +92,16 @@ def orp_compare(n, r, seconds, seed, dims, as_json):
     from permnet.gen.orp.study import compare_conventional
 
     rep = compare_conventional(n, r, seconds=seconds, seed=seed, dims=dims)
-    rows = rep["rows"]
     if as_json:
-        echo_json(rep)
+        echo_json(rep.as_dict())
     else:
         click.echo(f"{'topology':18} {'switches':>8} {'h-ASPL':>8} {'diam':>5} {'bisection':>9}")
-        for row in rows:
-            if "skipped" in row:
-                click.echo(f"{row['topology']:18} skipped: {row['skipped']}")
+        for row in rep.rows:
+            if row.skipped is not None:
+                click.echo(f"{row.topology:18} skipped: {row.skipped}")
             else:
-                click.echo(f"{row['topology']:18} {row['switches']:8d} {row['haspl']:8.4f} {row['diameter']:5d} "
-                           f"{row['bisection']:9d}")
+                click.echo(f"{row.topology:18} {row.switches:8d} {row.haspl:8.4f} {row.diameter:5d} "
+                           f"{row.bisection:9d}")
 
 
 @orp.command("plot")

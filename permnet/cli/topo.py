@@ -31,7 +31,7 @@ def topo_ldi(M, S, as_json, exact, output, modules, bisection, planes, fmt, devi
     from permnet.gen.analysis.report import ldi_topology_summary
     from permnet.topofiles import read_modules, write_graph, write_ldi_planes
 
-    summary = ldi_topology_summary(M, S, read_modules(modules), bisection, exact)
+    summary = ldi_topology_summary(M, S, read_modules(modules), bisection, exact).as_dict()
     if output:
         from permnet.gen.topologies import ldi
         write_graph(ldi.topology(M, S), output)

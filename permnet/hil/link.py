@@ -25,7 +25,7 @@ from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil import protocol as P
 from permnet.gen.hil import regmap as R
 
-__all__ = ["Link", "HilError", "HilTimeout", "HilFramingError", "HilInfo", "Readback", "PrbsResult"]
+__all__ = ["Link", "HilError", "HilTimeout", "HilFramingError", "HilInfo", "Readback", "PrbsResult", "LinkCounters"]
 
 PLAIN_MAX_WORDS = 255
 
@@ -77,6 +77,21 @@ class PrbsResult:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class LinkCounters:
+    """The device clock (``cycles``), the bridge's CRC errors and time-outs,
+    and the host driver's own counts (frames, retries, bytes, ...)."""
+
+    cycles: int
+    bridge_crc_errors: int
+    bridge_timeouts: int
+    link: dict[str, int]
+
+    def as_dict(self) -> dict:
+        return {"cycles": self.cycles, "bridge_crc_errors": self.bridge_crc_errors,
+                "bridge_timeouts": self.bridge_timeouts, **{f"link_{k}": v for k, v in self.link.items()}}
 
 
 class Link:
@@ -289,10 +304,9 @@ class Link:
             info.nexthop = {"M": v & 0xFFFF, "S": v >> 16 & 0xFF, "h": v >> 24 & 0x7F, "table": bool(v >> 31)}
         return info
 
-    def counters(self) -> dict:
+    def counters(self) -> LinkCounters:
         cycles, errs = self.read(R.addr("sys", "cycles"), 2)
-        return {"cycles": cycles, "bridge_crc_errors": errs & 0xFFFF, "bridge_timeouts": errs >> 16,
-                **{f"link_{k}": v for k, v in self.stats.items()}}
+        return LinkCounters(cycles, errs & 0xFFFF, errs >> 16, dict(self.stats))
 
     def _wait_cycles(self, n: int) -> None:
         """Return once the device clock has advanced ``n`` cycles (bounded)."""

@@ -26,10 +26,25 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from permnet.gen.errors import require
-from permnet.hil.link import Link
+from permnet.hil.link import Link, LinkCounters
 from permnet.verify import Report, compare
 
-__all__ = ["HilRunReport", "run"]
+__all__ = ["HilRunReport", "NexthopCheck", "run"]
+
+
+@dataclass(frozen=True)
+class NexthopCheck:
+    """Next-hop decisions probed: ``checked`` of the ``of`` (node, dest, hop)
+    triples (``mode``: all, or a seeded sample), and each mismatch as
+    [node, dest, hop, got link, got next, expected link, expected next]."""
+
+    checked: int
+    of: int
+    mode: str
+    mismatches: list
+
+    def as_dict(self) -> dict:
+        return {"checked": self.checked, "of": self.of, "mode": self.mode, "mismatches": self.mismatches}
 
 
 @dataclass
@@ -40,21 +55,22 @@ class HilRunReport:
     prbs: dict | None = None
     prbs_failures: list = field(default_factory=list)
     benes: dict | None = None
-    nexthop: dict | None = None
-    link: dict = field(default_factory=dict)
+    nexthop: NexthopCheck | None = None
+    link: LinkCounters | None = None
     timing: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return ((self.verify is None or self.verify.ok) and not self.prbs_failures
                 and (self.benes is None or not self.benes["mismatches"])
-                and (self.nexthop is None or not self.nexthop["mismatches"]))
+                and (self.nexthop is None or not self.nexthop.mismatches))
 
     def as_dict(self) -> dict:
         out = self.verify.as_dict() if self.verify is not None else {}
         out["match"] = self.ok
         out["hil"] = {"url": self.url, "info": self.info, "prbs": self.prbs, "prbs_failures": self.prbs_failures,
-                      "benes": self.benes, "nexthop": self.nexthop, "link": self.link, "timing": self.timing}
+                      "benes": self.benes, "nexthop": None if self.nexthop is None else self.nexthop.as_dict(),
+                      "link": {} if self.link is None else self.link.as_dict(), "timing": self.timing}
         return out
 
     def lines(self) -> list[str]:
@@ -72,9 +88,9 @@ class HilRunReport:
         if self.nexthop is not None:
             nh = self.nexthop
             out += [f"nexthop     node {m[0]} dest {m[1]} hop {m[2]}: got link {m[3]} next {m[4]}, "
-                    f"expected link {m[5]} next {m[6]}" for m in nh["mismatches"][:20]]
-            out.append(f"nexthop     {nh['checked']} decisions ({nh['mode']}): "
-                       f"{'MATCH' if not nh['mismatches'] else str(len(nh['mismatches'])) + ' MISMATCHES'}")
+                    f"expected link {m[5]} next {m[6]}" for m in nh.mismatches[:20]]
+            out.append(f"nexthop     {nh.checked} decisions ({nh.mode}): "
+                       f"{'MATCH' if not nh.mismatches else str(len(nh.mismatches)) + ' MISMATCHES'}")
         return out + ["PASS" if self.ok else "FAIL"]
 
 
@@ -88,7 +104,7 @@ def _nexthop_reference(M, S, table):
     return lambda n, d, h: reference.next_hop(spec, n, d, h)
 
 
-def _check_nexthop(link: Link, nh: dict, exhaustive: int, samples: int, seed: int) -> dict:
+def _check_nexthop(link: Link, nh: dict, exhaustive: int, samples: int, seed: int) -> NexthopCheck:
     M, S, h, table = nh["M"], nh["S"], nh["h"], nh["table"]
     hops = 1 if table else max(1, h)
     total = M * M * hops
@@ -107,7 +123,7 @@ def _check_nexthop(link: Link, nh: dict, exhaustive: int, samples: int, seed: in
         el, en = ref(n, d, k)
         if (gl, gn) != (el, en):
             bad.append([n, d, k, gl, gn, el, en])
-    return {"checked": len(queries), "of": total, "mode": mode, "mismatches": bad}
+    return NexthopCheck(len(queries), total, mode, bad)
 
 
 def run(url: str, config_path, *, plane: int | None = None, prbs_words: int = 0, polynomial: int = 7,

@@ -35,15 +35,15 @@ def test_exact_match_and_each_kind_of_difference():
 def test_mixed_torus_plus_ldi_counts_hops_on_the_union():
     M, S = 64, 6
     rep = mixed_network(M, S, user_permutations(["torus:8x8"], M))
-    planes = np.array(rep["planes"])
+    planes = np.array(rep.planes)
     assert planes.shape == (S, M) and all(is_perm(r.tolist()) for r in planes)
     n = np.arange(M)
     assert planes[0].tolist() == ((n // 8) * 8 + (n % 8 + 1) % 8).tolist()   # +x of the torus
     ok, diam, avg = all_pairs(planes.T.tolist())
-    assert rep["union"]["diameter"] == diam and rep["union"]["avg_hops"] == pytest.approx(avg)
+    assert rep.union.diameter == diam and rep.union.avg_hops == pytest.approx(avg)
     g = nx.DiGraph((int(a), int(b)) for a, b in zip(np.tile(n, 4), planes[:4].reshape(-1)))
-    assert rep["user"]["diameter"] == nx.diameter(g) == 8
-    assert rep["union"]["avg_hops"] < min(rep["user"]["avg_hops"], rep["ldi"]["avg_hops"])
+    assert rep.user.diameter == nx.diameter(g) == 8
+    assert rep.union.avg_hops < min(rep.user.avg_hops, rep.ldi.avg_hops)
 
 
 def test_mixed_errors():

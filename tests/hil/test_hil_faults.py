@@ -25,14 +25,14 @@ def test_corrupted_byte_is_caught_by_crc_and_retried(hil_model):
     value, stats, counters = run_with(hil_model, "corrupt:6")
     assert value == 0x1234ABCD
     assert stats["retries"] == 1 and stats["crc_errors"] == 1
-    assert counters["bridge_crc_errors"] == 1
+    assert counters.bridge_crc_errors == 1
 
 
 def test_dropped_byte_times_out_and_is_retried(hil_model):
     value, stats, counters = run_with(hil_model, "drop:9")
     assert value == 0x1234ABCD
     assert stats["retries"] == 1 and stats["timeouts"] == 1
-    assert counters["bridge_timeouts"] == 1
+    assert counters.bridge_timeouts == 1
 
 
 def test_stalled_link_recovers_within_the_retry_bound(hil_model):

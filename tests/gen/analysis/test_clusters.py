@@ -52,9 +52,9 @@ def test_inter_cluster_metrics_match_dijkstra(n, k, directed, seed):
     modules = np.unique(modules, return_inverse=True)[1]
     got = clusters.cluster_metrics(topo, modules, diameter=1, degree=1)
     ideg, diam, avg = reference(topo, modules)
-    assert got["inter_cluster_degree"] == pytest.approx(ideg)
-    assert got["inter_cluster_diameter"] == diam
-    assert got["avg_inter_cluster_distance"] == (None if avg is None else pytest.approx(avg))
+    assert got.inter_cluster_degree == pytest.approx(ideg)
+    assert got.inter_cluster_diameter == diam
+    assert got.avg_inter_cluster_distance == (None if avg is None else pytest.approx(avg))
 
 
 @given(st.integers(4, 30), st.sampled_from([1, 2, 3]), st.booleans(), st.integers(0, 2 ** 32 - 1))
@@ -72,8 +72,8 @@ def test_equal_connected_modules_match_dijkstra(n, size, directed, seed):
     topo = families._topology("random", n, pairs, directed)
     got = clusters.cluster_metrics(topo, modules, diameter=1, degree=1)
     _, diam, avg = reference(topo, modules)
-    assert got["inter_cluster_diameter"] == diam
-    assert got["avg_inter_cluster_distance"] == (None if avg is None else pytest.approx(avg))
+    assert got.inter_cluster_diameter == diam
+    assert got.avg_inter_cluster_distance == (None if avg is None else pytest.approx(avg))
 
 
 @pytest.mark.parametrize("n,c", [(6, 2), (6, 3), (8, 3), (8, 4)])
@@ -81,8 +81,8 @@ def test_hypercube_subcube_modules(n, c):
     # Section 5.3: with 2^c-node subcubes on a module, n - c off-module links
     # per node, and n - c off-module hops between antipodes.
     m = clusters.cluster_metrics(families.hypercube(n), clusters.blocks(2 ** n, 2 ** c))
-    assert m["inter_cluster_degree"] == n - c and m["inter_cluster_diameter"] == n - c
-    assert m["dd_cost"] == n * n and m["ii_cost"] == (n - c) ** 2
+    assert m.inter_cluster_degree == n - c and m.inter_cluster_diameter == n - c
+    assert m.dd_cost == n * n and m.ii_cost == (n - c) ** 2
 
 
 @pytest.mark.parametrize("k", [3, 4])
@@ -93,7 +93,7 @@ def test_star_graph_substar_modules(k):
     perms = list(itertools.permutations(range(n)))
     modules = np.unique(np.array([p[k:] for p in perms]), axis=0, return_inverse=True)[1].ravel()
     m = clusters.cluster_metrics(families.star_graph(n), modules)
-    assert m["inter_cluster_degree"] == n - k
+    assert m.inter_cluster_degree == n - k
 
 
 @pytest.mark.parametrize("topo,width", [(lambda: families.hypercube(6), 32), (lambda: families.torus(8, 1), 2),
@@ -101,7 +101,8 @@ def test_star_graph_substar_modules(k):
 def test_bisection_width_known_values(topo, width):
     t = topo()
     b = clusters.bisection_width(t)
-    assert b["bisection_width"] == width and abs(b["bisection_sides"][0] - b["bisection_sides"][1]) <= 1
+    assert b.width == width and abs(b.sides[0] - b.sides[1]) <= 1
+    assert b.as_dict()["bisection_width"] == width
 
 
 def test_metis_partition_cut_is_counted():

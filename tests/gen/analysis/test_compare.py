@@ -9,22 +9,22 @@ from cli_runner import run
 def test_rows_match_closed_forms():
     rows = compare(["hypercube", "star", "ring-cn", "torus2d"], max_nodes=800, module_size=10)
     for r in rows:
-        if r["family"] == "hypercube":
-            n = r["degree"]
-            assert r["diameter"] == n and r["inter_cluster_degree"] == max(0, n - 3)
-            assert r["inter_cluster_diameter"] == max(0, n - 3)
-        if r["family"] == "star":
-            k = r["degree"] + 1
-            assert r["diameter"] == 3 * (k - 1) // 2
-        if r["family"] == "ring-cn":
-            l = round(__import__("math").log(r["nodes"], 8))
-            assert r["diameter"] == 4 * l - 1 and r["inter_cluster_diameter"] == l - 1     # Cor. 4.2, D_G = 3
-        if r["family"] == "torus2d":
-            k = round(r["nodes"] ** 0.5)
-            assert r["diameter"] == 2 * (k // 2)
-        assert r["dd_cost"] == r["degree"] * r["diameter"]
-        assert r["ii_cost"] == r["inter_cluster_degree"] * r["inter_cluster_diameter"]
-    assert [r["nodes"] for r in rows] == sorted(r["nodes"] for r in rows)
+        if r.family == "hypercube":
+            n = r.degree
+            assert r.diameter == n and r.inter_cluster_degree == max(0, n - 3)
+            assert r.inter_cluster_diameter == max(0, n - 3)
+        if r.family == "star":
+            k = r.degree + 1
+            assert r.diameter == 3 * (k - 1) // 2
+        if r.family == "ring-cn":
+            l = round(__import__("math").log(r.nodes, 8))
+            assert r.diameter == 4 * l - 1 and r.inter_cluster_diameter == l - 1     # Cor. 4.2, D_G = 3
+        if r.family == "torus2d":
+            k = round(r.nodes ** 0.5)
+            assert r.diameter == 2 * (k // 2)
+        assert r.dd_cost == r.degree * r.diameter
+        assert r.ii_cost == r.inter_cluster_degree * r.inter_cluster_diameter
+    assert [r.nodes for r in rows] == sorted(r.nodes for r in rows)
 
 
 def test_cli_compare_writes_deterministic_files(tmp_path):
@@ -45,24 +45,24 @@ def test_rhsn_is_compared_like_the_other_super_ip_families():
     from permnet.gen.analysis.compare import compare
     from permnet.gen.topologies import ipgraph
 
-    rows = [r for r in compare(["rhsn"], max_nodes=300, module_size=4) if r["family"] == "rhsn"]
-    assert [r["nodes"] for r in rows] == [16, 64, 256]
+    rows = [r for r in compare(["rhsn"], max_nodes=300, module_size=4) if r.family == "rhsn"]
+    assert [r.nodes for r in rows] == [16, 64, 256]
     for r, l in zip(rows, (2, 3, 4)):
         t = ipgraph.super_ip("rhsn", l, "hypercube:2").topology
         G = nx.DiGraph(list(zip(t.tails.tolist(), t.heads.tolist())))
-        assert r["diameter"] == nx.diameter(G)          # independent BFS
+        assert r.diameter == nx.diameter(G)          # independent BFS
 
 
 def test_qcn_and_rcc_series():
     """QCN(l, Q_{c+3}/Q_3) with quotient nuclei of 2^c <= module size (Q7/Q3 for Fig. 3's 24),
     RCC(l, K_m) with m = module size; diameters against the BFS-checked formulas."""
     rows = compare(["qcn", "rcc"], max_nodes=2100, module_size=24)
-    got = {r["instance"]: r for r in rows}
+    got = {r.instance: r for r in rows}
     assert set(got) == {"qcn(2,Q7/Q3)", "rcc(2,K24)"}
     q = got["qcn(2,Q7/Q3)"]
-    assert (q["nodes"], q["degree"], q["diameter"], q["inter_cluster_diameter"]) == (2048, 12, 9, 1)
-    assert abs(q["avg_inter_cluster_distance"] - 2032 / 2047) < 1e-12
+    assert (q.nodes, q.degree, q.diameter, q.inter_cluster_diameter) == (2048, 12, 9, 1)
+    assert abs(q.avg_inter_cluster_distance - 2032 / 2047) < 1e-12
     r = got["rcc(2,K24)"]
-    assert (r["nodes"], r["diameter"], r["inter_cluster_diameter"]) == (576, 3, 1)
+    assert (r.nodes, r.diameter, r.inter_cluster_diameter) == (576, 3, 1)
     rows = compare(["qcn"], max_nodes=40000, module_size=10)          # Q6/Q3: 8-node quotient nuclei
-    assert [(r["instance"], r["diameter"]) for r in rows] == [("qcn(2,Q6/Q3)", 7), ("qcn(3,Q6/Q3)", 11)]
+    assert [(r.instance, r.diameter) for r in rows] == [("qcn(2,Q6/Q3)", 7), ("qcn(3,Q6/Q3)", 11)]

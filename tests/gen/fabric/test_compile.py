@@ -164,9 +164,9 @@ def test_reconfiguration_never_changes_more_than_compiling_afresh(seed, n, dev, 
     # the change lists, applied in order (disconnects first), turn old into new
     for d, ch in rec.changes.items():
         row = fab.xc[d].copy()
-        for i in ch["disconnect"]:
+        for i in ch.disconnect:
             row[i] = -1
-        for i, e in ch["connect"]:
+        for i, e in ch.connect:
             assert row[i] == -1 and e not in row          # ingress and egress free when connected
             row[i] = e
         assert np.array_equal(row, rec.fabric.xc[d])

@@ -49,7 +49,7 @@ def test_ldi_summary_estimates_only_when_asked_or_large():
     from permnet.gen.analysis.report import ldi_summary
     exact = ldi_summary(2000, 4)
     est = ldi_summary(2000, 4, exact=False, samples=512)
-    assert "estimate" not in exact and est["estimate"] is True
-    assert est["diameter"] == exact["diameter"]
-    lo, hi = est["avg_hops_ci95"]
-    assert lo <= exact["avg_hops"] <= hi
+    assert not exact.estimate and "estimate" not in exact.as_dict() and est.estimate is True
+    assert est.diameter == exact.diameter
+    lo, hi = est.avg_hops_ci95
+    assert lo <= exact.avg_hops <= hi

@@ -18,7 +18,8 @@ def damaged_adj(M, S, failed):
 
 def test_figure_6b_three_faults_isolate_nodes_0_and_3():
     rep = fault_report(15, 5, [1, 2, 4])
-    assert rep["connected"] is False and rep["diameter"] is None
+    assert rep.connected is False and rep.diameter is None
+    assert rep.as_dict()["damaged"]["connected"] is False and rep.as_dict()["diameter"] is None
     adj, alive = damaged_adj(15, 5, {1, 2, 4})
     for v in (0, 3):
         assert {alive[i] for i in bfs(adj, alive.index(v))} == {0, 3}
@@ -29,8 +30,8 @@ def test_ldi_15_5_survives_any_two_faults_with_diameter_3():
     for failed in combinations(range(15), 2):
         rep = fault_report(15, 5, list(failed))
         ok, diam, _ = all_pairs(damaged_adj(15, 5, set(failed))[0])
-        assert rep["connected"] is ok is True
-        assert rep["diameter"] == diam <= 3
+        assert rep.connected is ok is True
+        assert rep.diameter == diam <= 3
 
 
 @pytest.mark.parametrize("S", [3, 4, 5])

@@ -34,15 +34,15 @@ def test_family_closed_forms_and_networkx(case):
     make, n, d, diam = CASES[case]
     t = make()
     m = t.metrics()
-    assert (m["nodes"], m["degree"], m["diameter"]) == (n, d, diam)
+    assert (m.nodes, m.degree, m.diameter) == (n, d, diam)
     G = t.networkx()
     if t.directed:
         dist = dict(nx.all_pairs_shortest_path_length(nx.DiGraph(G)))
     else:
         dist = dict(nx.all_pairs_shortest_path_length(nx.Graph(G)))
     total = sum(v for row in dist.values() for v in row.values())
-    assert m["avg_hops"] == pytest.approx(total / (n * (n - 1)))
-    assert m["moore_diameter_bound"] <= diam
+    assert m.avg_hops == pytest.approx(total / (n * (n - 1)))
+    assert m.moore_diameter_bound <= diam
 
 
 def test_de_bruijn_is_ldi():
@@ -84,16 +84,16 @@ DOTY_TABLE1 = [(6, 100, [50, 11, 89, 21, 79]), (7, 180, [153, 16, 116, 27, 64, 1
 @pytest.mark.parametrize("k,n,chords", DOTY_TABLE1)
 def test_doty_table1_rings_have_the_printed_diameter(k, n, chords):
     m = f.chordal_ring(n, chords).metrics()
-    assert (m["nodes"], m["degree"], m["min_degree"], m["diameter"]) == (n, 3, 3, k)
+    assert (m.nodes, m.degree, m.min_degree, m.diameter) == (n, 3, 3, k)
 
 
 def test_chordal_ring_matches_networkx_and_higher_degree():
     t = f.chordal_ring(24, [12, 7, 17])        # order 3: class 0 opposite, classes 1 and 2 paired
     G = nx.Graph(t.networkx())
-    assert nx.diameter(G) == t.metrics()["diameter"] and all(d == 3 for _, d in G.degree())
+    assert nx.diameter(G) == t.metrics().diameter and all(d == 3 for _, d in G.degree())
     t4 = f.chordal_ring(36, [[13, 11], [23, 7], [29, 25]])   # order 3, degree 4: every class to both others
     m = t4.metrics()
-    assert m["degree"] == m["min_degree"] == 4 and m["connected"]
+    assert m.degree == m.min_degree == 4 and m.connected
 
 
 @pytest.mark.parametrize("n,chords,msg", [
@@ -111,8 +111,8 @@ def test_cyclic_product_of_petersen_graphs():
     # Doty: degree d_G + 2 = 5, n_G^m nodes, diameter <= m k_G + m - 1.
     for m in (2, 3):
         p = f.cyclic_product(f.petersen(), m).metrics()
-        assert p["nodes"] == 10 ** m and p["diameter"] <= 2 * m + m - 1
-        assert p["degree"] == (5 if m > 2 else 4)
+        assert p.nodes == 10 ** m and p.diameter <= 2 * m + m - 1
+        assert p.degree == (5 if m > 2 else 4)
 
 
 def test_cli_chordal_and_product():

@@ -111,18 +111,18 @@ def test_size_and_diameter_theorems(fam, l, nuc, sym):
     # Theorem 3.2 (and Section 3.5 for the symmetric variants)
     assert g.topology.n == M ** l * (GROUP[fam](l) if sym else 1)
     m = g.topology.metrics()
-    assert m["connected"]
+    assert m.connected
     # Theorems 4.1 / 4.3, with t found by search; Corollary 4.2 for the plain networks
-    assert m["diameter"] == g.diameter_formula()
-    DG = g.nucleus.topology.metrics()["diameter"]
+    assert m.diameter == g.diameter_formula()
+    DG = g.nucleus.topology.metrics().diameter
     if not sym:
         assert g.t() == l - 1
-        assert m["diameter"] == round((DG + 1) * math.log(g.topology.n, M)) - 1
+        assert m.diameter == round((DG + 1) * math.log(g.topology.n, M)) - 1
     assert g.topology.directed == (fam == "directed-cn" and l > 2)
     # Theorem 3.1: inter-cluster degree <= number of super-generators
     from permnet.gen.analysis.clusters import cluster_metrics
-    c = cluster_metrics(g.topology, g.clusters(), m["diameter"], m["degree"])
-    assert c["max_module_size"] == M and c["inter_cluster_degree"] <= len(g.box_perms)
+    c = cluster_metrics(g.topology, g.clusters(), m.diameter, m.degree)
+    assert c.max_module_size == M and c.inter_cluster_degree <= len(g.box_perms)
 
 
 @pytest.mark.slow
@@ -134,7 +134,7 @@ def test_diameter_theorems_wide(fam, l, nuc, sym):
         g = ip.super_ip(fam, l, nuc, sym, max_nodes=120_000)
     except PermnetError:
         pytest.skip("larger than the sweep's limit")
-    assert g.topology.metrics()["diameter"] == g.diameter_formula()
+    assert g.topology.metrics().diameter == g.diameter_formula()
 
 
 def apply(gen, label):

@@ -63,9 +63,9 @@ def test_table1(S, h, avg):
     # Melhem Table 1 (M = 4096).  The paper's averages come from simulation
     # and are printed to one decimal (1.984 is printed as 1.9).
     s = ldi_summary(4096, S)
-    assert s["diameter"] == h == s["diameter_formula"]
-    assert abs(s["avg_hops"] - avg) < 0.1
-    assert s["bandwidth_factor"] == pytest.approx(S / h)
+    assert s.diameter == h == s.diameter_formula
+    assert abs(s.avg_hops - avg) < 0.1
+    assert s.bandwidth_factor == pytest.approx(S / h)
 
 
 def test_moore_bound_and_bandwidth_examples():

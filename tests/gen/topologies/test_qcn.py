@@ -91,10 +91,10 @@ def test_diameter_formula_against_bfs(l, n, k):
     assert np.isfinite(d).all()
     assert int(d.max()) == Q.diameter_formula() == (n - k + 1) * l - 1        # l D_G + t, t = l - 1
     m = Q.topology.metrics()
-    assert m["diameter"] == int(d.max())
-    assert m["avg_hops"] == pytest.approx(d.sum() / (Q.topology.n * (Q.topology.n - 1)))
+    assert m.diameter == int(d.max())
+    assert m.avg_hops == pytest.approx(d.sum() / (Q.topology.n * (Q.topology.n - 1)))
     # degree: n-k flips and 2^k links per super-generator, less loops and coincidences
-    assert m["degree"] == Q.ports
+    assert m.degree == Q.ports
 
 
 def avg_i_distance_formula(l, n, k):
@@ -121,10 +121,10 @@ def test_inter_cluster_figures_against_dijkstra(l, n, k):
     dist = dict(nx.all_pairs_dijkstra_path_length(G))
     vals = [dist[u][v] for u in range(t.n) for v in range(t.n) if u != v]
     c = cluster_metrics(t, mods)
-    assert c["max_module_size"] == 2 ** (n - k)
-    assert c["inter_cluster_diameter"] == max(vals) == l - 1
-    assert c["avg_inter_cluster_distance"] == pytest.approx(sum(vals) / len(vals))
-    assert c["avg_inter_cluster_distance"] == pytest.approx(avg_i_distance_formula(l, n, k))
+    assert c.max_module_size == 2 ** (n - k)
+    assert c.inter_cluster_diameter == max(vals) == l - 1
+    assert c.avg_inter_cluster_distance == pytest.approx(sum(vals) / len(vals))
+    assert c.avg_inter_cluster_distance == pytest.approx(avg_i_distance_formula(l, n, k))
 
 
 @pytest.mark.parametrize("l,n,k", [(2, 3, 1), (3, 3, 1), (3, 4, 2)])
@@ -147,10 +147,10 @@ def test_modules_are_connected_as_the_nuclei_of_cn(l, n, k):
 def test_fig3_qcn_2_q7_q3():
     Q = q.qcn(2, "Q7", "Q3")
     m = Q.topology.metrics()
-    assert (m["nodes"], m["degree"], m["min_degree"], m["diameter"]) == (2048, 12, 11, 9)
-    c = cluster_metrics(Q.topology, Q.clusters(), m["diameter"], m["degree"])
-    assert (c["modules"], c["max_module_size"], c["inter_cluster_diameter"]) == (128, 16, 1)
-    assert c["avg_inter_cluster_distance"] == pytest.approx(2032 / 2047)
+    assert (m.nodes, m.degree, m.min_degree, m.diameter) == (2048, 12, 11, 9)
+    c = cluster_metrics(Q.topology, Q.clusters(), m.diameter, m.degree)
+    assert (c.modules, c.max_module_size, c.inter_cluster_diameter) == (128, 16, 1)
+    assert c.avg_inter_cluster_distance == pytest.approx(2032 / 2047)
     assert Q.label_text(2047) == "1111***,1111111"
 
 
