@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from permnet.gen.errors import PermnetError
 from permnet.gen.orp.hostswitch import HostSwitchGraph, parse_edges
@@ -72,6 +72,27 @@ def test_evaluator_matches_full_graph_bfs(n, r, seed):
         assert g.haspl() == float("inf")
     else:
         assert g.haspl() == pytest.approx(a) and g.diameter() == d
+
+
+@settings(max_examples=20)
+@given(st.integers(0, 10 ** 6), st.sampled_from([0.0, 0.3, 0.6]), st.booleans())
+def test_evaluator_matches_full_graph_bfs_beyond_one_pass(seed, empty, cut):
+    # more than 64 switches with hosts (several bit-parallel passes), uneven host counts,
+    # switches without hosts that only relay, and graphs with some links removed (cut or not)
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(65, 110))
+    g = initial_graph(2 * m, m, 8, seed)
+    has = rng.random(m) >= empty
+    has[: 2] = True
+    counts = np.zeros(m, np.int64)
+    counts[has] = rng.integers(1, 3, int(has.sum()))
+    edges = g.edges[rng.random(len(g.edges)) < 0.9] if cut else g.edges
+    h = HostSwitchGraph.from_counts(int(counts.sum()), 8, counts, edges)
+    a, d = host_switch_stats(h)
+    if a is None:
+        assert h.haspl() == float("inf") and h.diameter() is None
+    else:
+        assert h.haspl() == pytest.approx(a, rel=1e-12) and h.diameter() == d
 
 
 @given(st.integers(3, 60), st.integers(3, 30))
