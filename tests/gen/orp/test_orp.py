@@ -14,7 +14,7 @@ from permnet.graphgolf import read_edges, write_edges
 from permnet.gen.orp.bounds import diameter_lower_bound, haspl_lower_bound, m_opt, moore_haspl
 from permnet.gen.orp.conventional import bisection, dragonfly, fat_tree, torus
 from permnet.gen.orp.planes import switch_planes
-from permnet.gen.orp.anneal import anneal, initial_graph, search
+from permnet.gen.orp.anneal import T0_MAX, anneal, auto_t0, initial_graph, search
 from cli_runner import run
 from search_helpers import host_switch_stats
 
@@ -136,6 +136,19 @@ def test_anneal_improves_and_is_reproducible(tmp_path):
     assert back.haspl() == pytest.approx(a.haspl)
     swap = anneal(256, 12, evaluations=2000, seed=1, mode="swap")
     assert sorted(swap.graph.counts()) == sorted(initial_graph(256, swap.graph.m, 12, 1).counts())
+
+
+def test_auto_t0_follows_the_size_of_a_move():
+    small, big = initial_graph(80, 40, 6, 0), initial_graph(1281, 138, 21, 0)
+    args = [(g.m, g.edges[:, 0].copy(), g.edges[:, 1].copy(), g.counts()) for g in (small, big)]
+    t_small, k = auto_t0(*args[0], 32, 5)
+    assert k >= 1 and auto_t0(*args[0], 32, 5) == (t_small, k)     # seeded
+    t_big, _ = auto_t0(*args[1], 32, 5)
+    assert 1e-5 <= t_big < t_small <= T0_MAX
+    # the edges are left as they were
+    assert (args[1][1] == big.edges[:, 0]).all() and (args[1][2] == big.edges[:, 1]).all()
+    with pytest.raises(Exception):
+        anneal(80, 6, m=40, evaluations=10, t0=0.0)
 
 
 def test_parallel_restarts_and_dask_agree():
