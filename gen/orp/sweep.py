@@ -21,6 +21,10 @@ count is searched too:
    budget; phase 2 continues the best graph found, from ``restarts`` seeds at
    a tenth of the start temperature, with the rest.  The swing move
    (Figs. 3-4) moves hosts between switches, so host distributions are free.
+   When a polarity graph holds the hosts (:mod:`permnet.gen.orp.polarity`,
+   q^2 + q + 1 switches of diameter 2), the one with the switch count
+   nearest m_opt is one more phase-1 candidate, annealed from that start
+   graph instead of a random one.
 3. Without a sweep: ``restarts`` independent anneals at one m (m_opt or the
    given one), the best wins.
 
@@ -47,6 +51,7 @@ from permnet.gen.errors import PermnetError, require
 from permnet.gen.orp.anneal import AUTO_T0_SCALE, SearchResult, anneal, fits
 from permnet.gen.orp.bounds import m_opt
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, parse_edges
+from permnet.gen.orp.polarity import polarity_order_near, polarity_start
 
 __all__ = ["candidate_switch_counts", "sweep", "SweepResult", "run_jobs"]
 
@@ -174,11 +179,14 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
         g = parse_edges(best["edges"])
         return SweepResult(SearchResult(g, g.haspl(), g.diameter(), sum(o.get("evaluations", 0) for o in outs),
                                         time.perf_counter() - t_begin, best["seed"]), "anneal")
-    # phase 1: every candidate m, `restarts` seeds each
-    n_jobs = len(ms) * restarts
+    # phase 1: every candidate m, `restarts` seeds each; the polarity start graph as one more candidate
+    q = polarity_order_near(n, r, m_opt(n, r)) if m is None else None
+    cands = [(mm, None) for mm in ms] + ([(q * q + q + 1, q)] if q is not None else [])
+    n_jobs = len(cands) * restarts
     per = PHASE1_SHARE * seconds * min(workers, n_jobs) / n_jobs if seconds else None
-    jobs = [(n, r, mm, per, evaluations, seed + i, mode, None, t0, objective, AUTO_T0_SCALE)
-            for mm in ms for i in range(restarts)]
+    jobs = [(n, r, mm, per, evaluations, seed + i, mode,
+             polarity_start(n, r, qq, seed + i).to_edges_text() if qq else None, t0, objective, AUTO_T0_SCALE)
+            for mm, qq in cands for i in range(restarts)]
     outs = run_jobs(jobs, workers, scheduler)
     by_m: dict = {}
     for o in outs:
