@@ -242,11 +242,11 @@ def _run(m, r, eu, ev, count, pairs, steps, k0, k_total, t0, t1, mode, seed,
 
 
 def auto_t0(m, eu, ev, count, samples: int, seed: int, scale: float = AUTO_T0_SCALE,
-            t1: float = 1e-6) -> tuple[float, int]:
+            t1: float = 1e-6, t0_max: float = T0_MAX) -> tuple[float, int]:
     """(start temperature, evaluations spent): ``scale`` times the median
     |change of h-ASPL| over ``samples`` random swaps {a,b},{c,d} ->
     {a,d},{c,b} of the graph (each undone; cutting swaps skipped), clipped
-    to [10 t1, T0_MAX].  The h-ASPL moves by ~1e-2 per swap on 40 switches
+    to [10 t1, t0_max].  The h-ASPL moves by ~1e-2 per swap on 40 switches
     and ~1e-4 on 300 switches of (3800, 30): one fixed temperature is either
     too cold for the first or a random walk for most of the budget on the
     second.  Seeded: the same graph and seed give the same temperature."""
@@ -268,8 +268,8 @@ def auto_t0(m, eu, ev, count, samples: int, seed: int, scale: float = AUTO_T0_SC
         if new < BIG:
             deltas.append(abs(new - base) / pairs)
     med = float(np.median(deltas)) if deltas else 0.0
-    t0 = scale * med if med > 0 else T0_MAX
-    return float(min(T0_MAX, max(10 * t1, t0))), spent
+    t0 = scale * med if med > 0 else t0_max
+    return float(min(t0_max, max(10 * t1, t0))), spent
 
 
 @dataclass
@@ -301,7 +301,8 @@ def anneal(n: int, r: int, *, m: int | None = None, seconds: float | None = None
     h-ASPL; each hop of diameter weighs as 1.0 of h-ASPL in the energy).
     ``t0=None``: the start temperature is ``t0_scale`` times the median
     h-ASPL change of a few random swaps of the start graph, at most
-    ``T0_MAX`` (:func:`auto_t0`; those evaluations count in the budget)."""
+    ``T0_MAX * t0_scale / AUTO_T0_SCALE`` (:func:`auto_t0`; those
+    evaluations count in the budget): a tenth of the scale, a tenth of the cap."""
     check_order_radix(n, r)
     require(mode in ("swing", "swap"), f"mode must be swing or swap, got {mode!r}")
     if seconds is None and evaluations is None:
@@ -328,7 +329,8 @@ def anneal(n: int, r: int, *, m: int | None = None, seconds: float | None = None
     chunk = int(max(1, min(200, 2e7 // max(work, 1))))
     k, evals, t_start = 0, 0, time.perf_counter()
     if t0 is None:
-        t0, evals = auto_t0(g.m, eu, ev, count, max(8, min(48, chunk)), seed, t0_scale, t1)
+        t0, evals = auto_t0(g.m, eu, ev, count, max(8, min(48, chunk)), seed, t0_scale, t1,
+                            T0_MAX * t0_scale / AUTO_T0_SCALE)
     idle = 0  # consecutive chunks in which no move could even be tried
     if g.m == 1 or len(eu) == 0:
         idle = _IDLE_CHUNKS  # nothing to move: one switch, or no switch link
