@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from permnet.gen.errors import PermnetError, require
-from permnet.gen.graph.metrics import expand_frontier
+from permnet.gen.graph.metrics import _popcount
 
 __all__ = ["HostSwitchGraph", "HostSwitchSummary", "weighted_distance_sum", "parse_edges"]
 
@@ -56,11 +56,20 @@ def weighted_distance_sum(m, eu, ev, count):
     count[a] count[b] d(a, b), D = the largest such d over switches with
     hosts (-1 if none), ok = every switch with hosts reaches every other.
 
-    64 source switches per pass; the host weight of a set of sources (a
-    64-bit word) is read from eight 256-entry byte tables, so a level costs
-    O(m) table look-ups instead of one step per (source, target) pair."""
+    Bit-parallel breadth-first search, 64 source switches (those with hosts)
+    per pass.  The sources are sorted by host count, so that a pass holds
+    few distinct counts: the host weight of a set of sources (a 64-bit word)
+    is ``sum_k count_k popcount(word & mask_k)`` over those counts.  A level
+    is pushed (each frontier switch ORs its word into its neighbours) while
+    the frontier is small and pulled once it is large (each switch still
+    missing sources ORs its neighbours' words and stops when none is
+    missing; Beamer et al., SC 2012, as in :mod:`permnet.gen.graph.metrics`).
+    A pass ends when every switch with hosts has every source: switches
+    without hosts only relay."""
     indptr, adj = _csr(m, eu, ev)
+    arcs = adj.shape[0]
     src = np.nonzero(count > 0)[0]
+    src = src[np.argsort(count[src], kind="mergesort")]
     ns = src.shape[0]
     total = 0
     diam = -1 if ns < 2 else 0
@@ -68,47 +77,73 @@ def weighted_distance_sum(m, eu, ev, count):
     seen = np.zeros(m, np.uint64)
     front = np.zeros(m, np.uint64)
     nxt = np.zeros(m, np.uint64)
-    table = np.zeros((8, 256), np.int64)
+    vals = np.zeros(64, np.int64)
+    masks = np.zeros(64, np.uint64)
     for b0 in range(0, ns, 64):
         nb = min(64, ns - b0)
-        table[:, :] = 0
+        nv = 0
         for j in range(nb):
-            byte, bit = j // 8, j % 8
-            w = count[src[b0 + j]]
-            for x in range(256):
-                if (x >> bit) & 1:
-                    table[byte, x] += w
+            c = count[src[b0 + j]]
+            bit = np.uint64(1) << np.uint64(j)
+            if nv > 0 and vals[nv - 1] == c:
+                masks[nv - 1] |= bit
+            else:
+                vals[nv] = c
+                masks[nv] = bit
+                nv += 1
+        full = (np.uint64(1) << np.uint64(nb)) - np.uint64(1) if nb < 64 else ~np.uint64(0)
         seen[:] = 0
         front[:] = 0
-        full = np.uint64(0)
+        front_arcs = 0
         for j in range(nb):
+            s = src[b0 + j]
             bit = np.uint64(1) << np.uint64(j)
-            seen[src[b0 + j]] |= bit
-            front[src[b0 + j]] |= bit
-            full |= bit
+            seen[s] |= bit
+            front[s] |= bit
+            front_arcs += indptr[s + 1] - indptr[s]
+        missing = nb * (ns - 1)   # (source, switch with hosts) pairs not reached yet
         level = 0
-        while True:
-            expand_frontier(front, nxt, indptr, adj)
-            anything = False
+        while missing > 0:
+            if front_arcs * 2 < arcs:    # push
+                for u in range(m):
+                    f = front[u]
+                    if f:
+                        for e in range(indptr[u], indptr[u + 1]):
+                            nxt[adj[e]] |= f
+            else:                        # pull
+                for v in range(m):
+                    need = full & ~seen[v]
+                    acc = np.uint64(0)
+                    if need:
+                        for e in range(indptr[v], indptr[v + 1]):
+                            acc |= front[adj[e]]
+                            if (acc & need) == need:
+                                break
+                    nxt[v] = acc
             level += 1
+            front_arcs = 0
+            anything = False
             for v in range(m):
                 w = nxt[v] & ~seen[v]
+                nxt[v] = 0
                 front[v] = w
                 if w:
                     anything = True
                     seen[v] |= w
-                    if count[v] > 0:
+                    front_arcs += indptr[v + 1] - indptr[v]
+                    cv = count[v]
+                    if cv > 0:
                         if level > diam:
                             diam = level
                         weight = 0
-                        for byte in range(8):
-                            weight += table[byte, (w >> np.uint64(8 * byte)) & np.uint64(255)]
-                        total += weight * count[v] * level
+                        for k in range(nv):
+                            weight += vals[k] * np.int64(_popcount(w & masks[k]))
+                        total += weight * cv * level
+                        missing -= np.int64(_popcount(w))
             if not anything:
                 break
-        for v in range(m):
-            if count[v] > 0 and seen[v] != full:
-                ok = False
+        if missing > 0:
+            ok = False
     return total, diam, ok
 
 

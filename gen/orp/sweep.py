@@ -21,6 +21,10 @@ count is searched too:
    budget; phase 2 continues the best graph found, from ``restarts`` seeds at
    a tenth of the start temperature, with the rest.  The swing move
    (Figs. 3-4) moves hosts between switches, so host distributions are free.
+   When a polarity graph holds the hosts (:mod:`permnet.gen.orp.polarity`,
+   q^2 + q + 1 switches of diameter 2), the one with the switch count
+   nearest m_opt is one more phase-1 candidate, annealed from that start
+   graph instead of a random one.
 3. Without a sweep: ``restarts`` independent anneals at one m (m_opt or the
    given one), the best wins.
 
@@ -44,9 +48,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from permnet.gen.errors import PermnetError, require
-from permnet.gen.orp.anneal import SearchResult, anneal, fits
+from permnet.gen.orp.anneal import AUTO_T0_SCALE, SearchResult, anneal, fits
 from permnet.gen.orp.bounds import m_opt
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, parse_edges
+from permnet.gen.orp.polarity import polarity_order_near, polarity_start
 
 __all__ = ["candidate_switch_counts", "sweep", "SweepResult", "run_jobs"]
 
@@ -83,11 +88,11 @@ def candidate_switch_counts(n: int, r: int, k: int) -> list[int]:
 
 def _job(args):
     """One anneal (module level so that processes and Dask can pickle it)."""
-    n, r, m, seconds, evaluations, seed, mode, start_text, t0, objective = args
+    n, r, m, seconds, evaluations, seed, mode, start_text, t0, objective, t0_scale = args
     start = parse_edges(start_text, "start") if start_text else None
     try:
         res = anneal(n, r, m=None if start else m, seconds=seconds, evaluations=evaluations, seed=seed,
-                     mode=mode, start=start, t0=t0, objective=objective)
+                     mode=mode, start=start, t0=t0, objective=objective, t0_scale=t0_scale)
     except PermnetError as exc:  # this m cannot hold the hosts: reported, not fatal
         return {"m": m, "seed": seed, "error": str(exc)}
     return {"m": m, "seed": seed, "edges": res.graph.to_edges_text(), "haspl": res.haspl,
@@ -135,7 +140,7 @@ def _best(outs: list, objective: str = "haspl"):
 def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: float | None = None,
           evaluations: int | None = None, seed: int = 0, workers: int = 1, restarts: int | None = None,
           scheduler: str | None = None, mode: str = "swing", start: HostSwitchGraph | None = None,
-          t0: float = 2e-3, objective: str = "haspl") -> SweepResult:
+          t0: float | None = None, objective: str = "haspl") -> SweepResult:
     """Search the order/radix problem (n, r); see the module docstring."""
     check_order_radix(n, r)
     require(workers >= 1, f"workers must be >= 1, got {workers}")
@@ -166,7 +171,7 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
     ms = [start.m] if start is not None else ([m] if m is not None else candidate_switch_counts(n, r, sweep))
     if len(ms) == 1:
         jobs = [(n, r, ms[0], seconds * slots / restarts if seconds else None, evaluations, seed + i, mode,
-                 start_text, t0, objective) for i in range(restarts)]
+                 start_text, t0, objective, AUTO_T0_SCALE) for i in range(restarts)]
         outs = run_jobs(jobs, workers, scheduler)
         best = _best(outs, objective)
         if best is None:
@@ -174,10 +179,14 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
         g = parse_edges(best["edges"])
         return SweepResult(SearchResult(g, g.haspl(), g.diameter(), sum(o.get("evaluations", 0) for o in outs),
                                         time.perf_counter() - t_begin, best["seed"]), "anneal")
-    # phase 1: every candidate m, `restarts` seeds each
-    n_jobs = len(ms) * restarts
+    # phase 1: every candidate m, `restarts` seeds each; the polarity start graph as one more candidate
+    q = polarity_order_near(n, r, m_opt(n, r)) if m is None else None
+    cands = [(mm, None) for mm in ms] + ([(q * q + q + 1, q)] if q is not None else [])
+    n_jobs = len(cands) * restarts
     per = PHASE1_SHARE * seconds * min(workers, n_jobs) / n_jobs if seconds else None
-    jobs = [(n, r, mm, per, evaluations, seed + i, mode, None, t0, objective) for mm in ms for i in range(restarts)]
+    jobs = [(n, r, mm, per, evaluations, seed + i, mode,
+             polarity_start(n, r, qq, seed + i).to_edges_text() if qq else None, t0, objective, AUTO_T0_SCALE)
+            for mm, qq in cands for i in range(restarts)]
     outs = run_jobs(jobs, workers, scheduler)
     by_m: dict = {}
     for o in outs:
@@ -192,8 +201,8 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
     left = seconds - (time.perf_counter() - t_begin) if seconds else None
     if left is None or left > 0.5:
         per2 = left * min(workers, restarts) / restarts if left else None
-        jobs2 = [(n, r, best["m"], per2, evaluations, seed + 7919 + i, mode, best["edges"], t0 / 10, objective)
-                 for i in range(restarts)]
+        jobs2 = [(n, r, best["m"], per2, evaluations, seed + 7919 + i, mode, best["edges"],
+                  None if t0 is None else t0 / 10, objective, AUTO_T0_SCALE / 10) for i in range(restarts)]
         outs2 = run_jobs(jobs2, workers, scheduler)
         b2 = _best(outs2, objective)
         if b2 is not None and _best([b2, best], objective) is b2:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from permnet.gen.errors import PermnetError
 from permnet.gen.orp.hostswitch import HostSwitchGraph, parse_edges
@@ -14,7 +14,7 @@ from permnet.graphgolf import read_edges, write_edges
 from permnet.gen.orp.bounds import diameter_lower_bound, haspl_lower_bound, m_opt, moore_haspl
 from permnet.gen.orp.conventional import bisection, dragonfly, fat_tree, torus
 from permnet.gen.orp.planes import switch_planes
-from permnet.gen.orp.anneal import anneal, initial_graph, search
+from permnet.gen.orp.anneal import T0_MAX, anneal, auto_t0, initial_graph, search
 from cli_runner import run
 from search_helpers import host_switch_stats
 
@@ -74,6 +74,27 @@ def test_evaluator_matches_full_graph_bfs(n, r, seed):
         assert g.haspl() == pytest.approx(a) and g.diameter() == d
 
 
+@settings(max_examples=20)
+@given(st.integers(0, 10 ** 6), st.sampled_from([0.0, 0.3, 0.6]), st.booleans())
+def test_evaluator_matches_full_graph_bfs_beyond_one_pass(seed, empty, cut):
+    # more than 64 switches with hosts (several bit-parallel passes), uneven host counts,
+    # switches without hosts that only relay, and graphs with some links removed (cut or not)
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(65, 110))
+    g = initial_graph(2 * m, m, 8, seed)
+    has = rng.random(m) >= empty
+    has[: 2] = True
+    counts = np.zeros(m, np.int64)
+    counts[has] = rng.integers(1, 3, int(has.sum()))
+    edges = g.edges[rng.random(len(g.edges)) < 0.9] if cut else g.edges
+    h = HostSwitchGraph.from_counts(int(counts.sum()), 8, counts, edges)
+    a, d = host_switch_stats(h)
+    if a is None:
+        assert h.haspl() == float("inf") and h.diameter() is None
+    else:
+        assert h.haspl() == pytest.approx(a, rel=1e-12) and h.diameter() == d
+
+
 @given(st.integers(3, 60), st.integers(3, 30))
 def test_lower_bounds_hold_for_what_we_build(n, r):
     lb_d, lb_a = diameter_lower_bound(n, r), haspl_lower_bound(n, r)
@@ -115,6 +136,19 @@ def test_anneal_improves_and_is_reproducible(tmp_path):
     assert back.haspl() == pytest.approx(a.haspl)
     swap = anneal(256, 12, evaluations=2000, seed=1, mode="swap")
     assert sorted(swap.graph.counts()) == sorted(initial_graph(256, swap.graph.m, 12, 1).counts())
+
+
+def test_auto_t0_follows_the_size_of_a_move():
+    small, big = initial_graph(80, 40, 6, 0), initial_graph(1281, 138, 21, 0)
+    args = [(g.m, g.edges[:, 0].copy(), g.edges[:, 1].copy(), g.counts()) for g in (small, big)]
+    t_small, k = auto_t0(*args[0], 32, 5)
+    assert k >= 1 and auto_t0(*args[0], 32, 5) == (t_small, k)     # seeded
+    t_big, _ = auto_t0(*args[1], 32, 5)
+    assert 1e-5 <= t_big < t_small <= T0_MAX
+    # the edges are left as they were
+    assert (args[1][1] == big.edges[:, 0]).all() and (args[1][2] == big.edges[:, 1]).all()
+    with pytest.raises(Exception):
+        anneal(80, 6, m=40, evaluations=10, t0=0.0)
 
 
 def test_parallel_restarts_and_dask_agree():
