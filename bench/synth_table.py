@@ -1,7 +1,11 @@
 """``make synth``: synthesis estimates for a standard set of sizes.
 
 Writes build/synth/synth.json and build/synth/synth.md (LUTs, FFs, Fmax on
-ECP5 and iCE40 for next-hop units, crossbar planes and Beneš networks).
+ECP5 and iCE40 for next-hop units, crossbar planes and Beneš networks; on
+ECP5 only for the whole LDI(16,4) network of ``permnet rtl network``, which
+is far larger than the iCE40 UP5K: about 56,000 LUT4s of the LFE5U-85F's
+83,640; about 10 minutes of yosys, and nextpnr took longer than 40 minutes
+on the shared 2-core machine, so this row makes `make synth` last an hour or more).
 """
 
 import json
@@ -12,6 +16,17 @@ from permnet.fileio import markdown_table
 from permnet.hdl import emit
 from permnet.hdl.synth import synthesize
 
+BOTH = ("ecp5", "ice40")
+
+
+def _network(M, S):
+    from permnet.rtlnet import network
+
+    # as `permnet synth network --nodes M --degree S --packets 16 --span 8`
+    return network(M, S, packets=16, span=8)
+
+
+# (name, generator[, targets]): both targets unless listed
 CASES = [
     ("nexthop LDI(18,3) p1", lambda: emit.nexthop(18, 3)),
     ("nexthop LDI(4096,8) p1", lambda: emit.nexthop(4096, 8)),
@@ -26,13 +41,14 @@ CASES = [
     ("benes 8x8", lambda: emit.benes(8, 8)),
     ("benes 16x8 pipelined 0x55", lambda: emit.benes(16, 8, pipeline_mask=0x55)),
     ("waksman 12x8", lambda: emit.benes(12, 8, network="waksman")),
+    ("network LDI(16,4), 16 packets", lambda: _network(16, 4), ("ecp5",)),
 ]
 
 
 def main(out="build/synth"):
     rows = []
-    for name, make in CASES:
-        for target in ("ecp5", "ice40"):
+    for name, make, *targets in CASES:
+        for target in targets[0] if targets else BOTH:
             r = synthesize(make().component, target)
             rows.append({"case": name, **r})
             print(rows[-1], flush=True)

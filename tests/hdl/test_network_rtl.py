@@ -172,3 +172,59 @@ def test_payload_checker_flags_a_corrupted_flit():
     got, error = rtl_deliveries(dut, 9, ref.cycles + 5, flits=flits, inject=inject)
     assert hit and got == want and error == 1
     assert sum(p != flit_payload(s, i, 12, dut.zb, dut.sb) for s, i, p in flits) == 1
+
+
+def _walk(t, s, d):
+    """(node, hop) along the route from s to d, the last one at d."""
+    u, out = s, []
+    for k in range(int(t.length[s][d]) + 1):
+        out.append((u, k))
+        if k < t.length[s][d]:
+            u = int(t.planes[t.hops[s][d][k]][u])
+    return out
+
+
+@pytest.mark.parametrize("topo,M,S,routing,fields", [("ldi", 9, 3, "family", ("dst",)),
+                                                     ("ldi", 8, 2, "family", ("hop", "dst")),
+                                                     ("debruijn", 8, 2, "shortest", ("dst",))])
+def test_node_route_tables_agree_with_every_route(topo, M, S, routing, fields):
+    """Each node's reduced route table gives every head that can reach it the route table's decision."""
+    t = tables.network(topo, M, S, routing).table
+    dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), [(0, 0, 1, 1)], vcs=t.max_hops)
+    keyed = [dut.route_keys(n) for n in range(M)]
+    assert all(kd is not None and kd[0] == fields for kd in keyed)
+    checked = 0
+    for s in range(M):
+        for d in range(M):
+            for u, k in _walk(t, s, d):
+                want = (1, 0) if k == t.length[s][d] else (0, int(t.hops[s][d][k]))
+                assert keyed[u][1][tuple({"hop": k, "dst": d}[f] for f in fields)] == want
+                checked += 1
+    assert checked > M * M
+
+
+def _conflicting_table():
+    """4 nodes, plane 0 = +1 and plane 1 = -1 (mod 4); every route goes +1 except 2 -> 3, which goes
+    2, 1, 0, 3 over plane 1: node 1 at hop 1 towards 3 leaves on plane 0 (from 0) or 1 (from 2)."""
+    planes = [[(u + 1) % 4 for u in range(4)], [(u - 1) % 4 for u in range(4)]]
+    length = [[(d - s) % 4 for d in range(4)] for s in range(4)]
+    hops = [[[0] * 3 for _ in range(4)] for _ in range(4)]
+    length[2][3], hops[2][3] = 3, [1, 1, 1]
+    return planes, length, hops
+
+
+def test_route_keys_fall_back_when_the_source_decides():
+    planes, length, hops = _conflicting_table()
+    dut = NetworkRTL(planes, length, hops, [(0, 0, 1, 1)], vcs=3)
+    assert dut.route_keys(1) is None
+    assert dut.route_keys(0)[0] == ("hop", "dst")    # node 0 towards 3: plane 0 at hop 0, plane 1 at hop 2
+
+
+def test_full_route_rom_still_matches_the_simulator(monkeypatch):
+    """With every node on the (src, dst, hop) route ROM, as for tables no smaller key decides."""
+    monkeypatch.setattr(NetworkRTL, "route_keys", lambda self, n: None)
+    t, rows, ref, want = _ldi_9_3_case(n=30, span=12)
+    dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=t.max_hops, buffer=4,
+                     expected=[want[i] for i in range(len(rows))])
+    got, error = rtl_deliveries(dut, 9, ref.cycles + 5)
+    assert got == want and error == 0
