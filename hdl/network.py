@@ -119,6 +119,8 @@ class NetworkRTL(wiring.Component):
     # :func:`permnet.hdl.synth.synthesize` maps it without ABC9's sequential mode (``-dff``), whose
     # run time on one flat network grows far faster than the design (LDI(4,2): 75 s against 8 s)
     synth_dff = False
+    # and has nextpnr route it with router2 (LDI(16,4): 534 s; the default router had not finished in 40 min)
+    synth_router = "router2"
 
     def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
                  wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0):

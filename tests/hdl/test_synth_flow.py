@@ -1,0 +1,58 @@
+"""The commands :func:`synthesize` gives yosys and nextpnr, with the tools
+replaced by a recorder (the real runs are in ``make synth``)."""
+
+import json
+
+import pytest
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+import permnet.hdl.synth as synth
+
+
+class Inverter(wiring.Component):
+    a: In(1)
+    y: Out(1)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.comb += self.y.eq(~self.a)
+        return m
+
+
+def _recorder(calls):
+    def run(tool, args, cwd):
+        calls.append((tool, args))
+        if "yosys" in tool:
+            (cwd / "stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT4": 3, "TRELLIS_FF": 4}}}))
+        else:
+            (cwd / "report.json").write_text(json.dumps({"fmax": {"clk": {"achieved": 123.4}},
+                                                         "utilization": {"TRELLIS_COMB": {"used": 5}}}))
+        return ""
+    return run
+
+
+@pytest.mark.parametrize("dff,router", [(True, None), (False, "router2")])
+def test_component_attributes_choose_abc9_mode_and_router(monkeypatch, dff, router):
+    calls = []
+    monkeypatch.setattr(synth, "_run", _recorder(calls))
+    dut = Inverter()
+    dut.synth_dff = dff
+    if router:
+        dut.synth_router = router
+    r = synth.synthesize(dut, "ecp5")
+    (ytool, yargs), (ptool, pargs) = calls
+    assert "yosys" in ytool and "nextpnr-ecp5" in ptool
+    assert ("synth_ecp5 -dff -top top" if dff else "synth_ecp5 -top top") in yargs[-1]
+    assert ("--router" in pargs) == bool(router)
+    if router:
+        assert pargs[pargs.index("--router") + 1] == router
+    assert "--timing-allow-fail" in pargs
+    assert r["fmax_mhz"] == 123.4 and r["router"] == (router or "default")
+
+
+def test_the_whole_network_asks_for_router2_without_sequential_abc9():
+    from permnet.hdl.network import NetworkRTL
+
+    assert NetworkRTL.synth_router == "router2" and NetworkRTL.synth_dff is False
