@@ -29,7 +29,7 @@ the module quotient graph, with one node per module.  The remaining
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -81,11 +81,7 @@ class ClusterMetrics:
     ii_cost: float | None
 
     def as_dict(self) -> dict:
-        return {"modules": self.modules, "max_module_size": self.max_module_size,
-                "inter_cluster_degree": self.inter_cluster_degree,
-                "inter_cluster_diameter": self.inter_cluster_diameter,
-                "avg_inter_cluster_distance": self.avg_inter_cluster_distance,
-                "dd_cost": self.dd_cost, "id_cost": self.id_cost, "ii_cost": self.ii_cost}
+        return asdict(self)          # every field, in declaration order
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -59,12 +59,7 @@ class CompareRow:
     ii_cost: float | None
 
     def as_dict(self) -> dict:
-        return {"family": self.family, "instance": self.instance, "nodes": self.nodes, "degree": self.degree,
-                "diameter": self.diameter, "avg_hops": self.avg_hops, "modules": self.modules,
-                "max_module_size": self.max_module_size, "inter_cluster_degree": self.inter_cluster_degree,
-                "inter_cluster_diameter": self.inter_cluster_diameter,
-                "avg_inter_cluster_distance": self.avg_inter_cluster_distance,
-                "dd_cost": self.dd_cost, "id_cost": self.id_cost, "ii_cost": self.ii_cost}
+        return asdict(self)          # every field, in declaration order
 
 
 def _hypercube(max_nodes, C):
