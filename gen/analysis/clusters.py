@@ -215,7 +215,9 @@ def inter_cluster_distances(topo, modules: np.ndarray, max_work: int | None = No
     keep = pt != ph
     w = (~inside[keep]).astype(np.int64)
     # arcs (tail, head, weight) as one sortable key; of parallel arcs keep the lighter (weight 0 sorts first)
-    key = np.unique((pt[keep] * k + ph[keep]) * 2 + w)
+    # (a sort: numpy's hash-based np.unique took 17 s on the 4 million arcs of HSN(10,Q2))
+    key = np.sort((pt[keep] * k + ph[keep]) * 2 + w)
+    key = key[np.concatenate([[True], key[1:] != key[:-1]])] if len(key) else key
     pair = key >> 1
     first = np.concatenate([[True], pair[1:] != pair[:-1]]) if len(key) else np.zeros(0, bool)
     pair, weight = pair[first], key[first] & 1
