@@ -34,7 +34,7 @@ import io
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -105,10 +105,7 @@ class FabricSummary:
     roles: dict[str, int]
 
     def as_dict(self) -> dict:
-        return {"devices_used": self.devices_used, "devices_spare": self.devices_spare, "cables": self.cables,
-                "crossconnects": self.crossconnects, "planes": self.planes, "ports": self.ports,
-                "max_passes": self.max_passes, "max_loss_db": self.max_loss_db, "stages": self.stages,
-                "units": self.units, "roles": self.roles}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

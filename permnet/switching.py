@@ -33,7 +33,8 @@ of output at any N.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,7 @@ from numba import njit
 
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hexfile import bits_line, hex_digits, hex_lines
-from permnet.fileio import atomic_write, read_text
+from permnet.fileio import atomic_dir, atomic_write, read_text, write_json
 from permnet.gen.routing import benes
 from permnet.gen.routing import pn
 from permnet.sim.network import replay_2x2, replay_description
@@ -187,8 +188,7 @@ class SwitchingSummary:
     lower_bound: int
 
     def as_dict(self) -> dict:
-        return {"size": self.size, "radix": self.radix, "network": self.network, "stages": self.stages,
-                "switches": self.switches, "lower_bound": self.lower_bound}
+        return asdict(self)
 
 
 @dataclass
@@ -249,15 +249,11 @@ def configure(perm, radix: int = 2, network: str = "benes", outdir=None,
     With ``outdir`` the replay check runs on a second thread while the files
     are written into a temporary folder; the folder replaces ``outdir`` only
     after the check has passed, so a failed check leaves nothing behind."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from permnet.fileio import atomic_dir, write_json
-
     s = _route(perm, radix, network)
+    desc = s.description() if describe else None
     if outdir is None:
         _check(s, _replay(s))
-        return s, s.description() if describe else None
-    desc = s.description() if describe else None
+        return s, desc
     with ThreadPoolExecutor(1) as pool:
         replayed = pool.submit(_replay, s, False)
         with atomic_dir(outdir) as tmp:        # the set of files replaces the folder as a unit

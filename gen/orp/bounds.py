@@ -26,7 +26,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from permnet.gen.graph.bounds import ilog_ceil
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix
@@ -102,7 +102,7 @@ class CliqueBound:
     diameter: int
 
     def as_dict(self) -> dict:
-        return {"switches": self.switches, "haspl": self.haspl, "diameter": self.diameter}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from bit-parallel breadth-first search from the switches that hold hosts
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from numba import njit
@@ -164,9 +164,7 @@ class HostSwitchSummary:
     host_distribution: dict
 
     def as_dict(self) -> dict:
-        return {"hosts": self.hosts, "switches": self.switches, "radix": self.radix, "haspl": self.haspl,
-                "diameter": self.diameter, "switch_links": self.switch_links,
-                "parallel_links": self.parallel_links, "host_distribution": self.host_distribution}
+        return asdict(self)
 
 
 @dataclass

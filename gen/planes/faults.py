@@ -14,7 +14,7 @@ unconnected in every plane.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import networkx as nx
 import numpy as np
@@ -42,8 +42,7 @@ class DamagedNetwork:
     smallest_component: list[int]
 
     def as_dict(self) -> dict:
-        return {"connected": self.connected, "diameter": self.diameter, "avg_hops": self.avg_hops,
-                "strong_components": self.strong_components, "smallest_component": self.smallest_component}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ Departures from the paper
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -151,8 +151,7 @@ class Routes:
         self.links.append(list(links))
 
     def as_dict(self) -> dict:
-        return {"src": self.src, "dst": self.dst, "method": self.method,
-                "paths": self.paths, "links": self.links}
+        return asdict(self)
 
 
 def _digits(x: int, S: int, k: int) -> list[int]:

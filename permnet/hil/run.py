@@ -21,7 +21,7 @@ next-hop probe -- against whatever answers at the URL (board or model).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -44,7 +44,7 @@ class NexthopCheck:
     mismatches: list
 
     def as_dict(self) -> dict:
-        return {"checked": self.checked, "of": self.of, "mode": self.mode, "mismatches": self.mismatches}
+        return asdict(self)
 
 
 @dataclass
