@@ -46,6 +46,7 @@ from functools import cached_property
 import numpy as np
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.graph.sortkeys import distinct_sorted
 from permnet.gen.topologies.families import Topology, _topology
 from permnet.gen.topologies.names import SUPER_FAMILIES
 
@@ -164,8 +165,7 @@ def simple_topology(name: str, succ: np.ndarray, **params) -> Topology:
     tails = np.repeat(np.arange(n, dtype=np.int64), d)
     heads = np.asarray(succ, dtype=np.int64).reshape(-1)
     keep = tails != heads
-    code = np.sort(tails[keep] * n + heads[keep])          # sorted by (tail, head); np.unique is far slower
-    code = code[np.concatenate([[True], code[1:] != code[:-1]])] if code.size else code
+    code = distinct_sorted(tails[keep] * n + heads[keep])   # sorted by (tail, head)
     pairs = np.stack([code // n, code % n], axis=1)
     directed = not np.array_equal(code, np.sort(pairs[:, 1] * n + pairs[:, 0]))
     if not directed:
