@@ -95,14 +95,32 @@ def _popcount(_typingctx, x):
 
 
 @njit(cache=True, inline="always")
-def expand_frontier(front, nxt, indptr, indices):
-    """One bit-parallel BFS level: ``nxt[v]`` = OR of ``front[u]`` over arcs u -> v."""
-    nxt[:] = 0
-    for u in range(front.shape[0]):
-        f = front[u]
-        if f:
-            for e in range(indptr[u], indptr[u + 1]):
-                nxt[indices[e]] |= f
+def expand_frontier(front, seen, nxt, full, push, indptr, indices, rptr, rind):
+    """One level of the direction-optimising bit-parallel BFS (Beamer et al.,
+    SC 2012); bit j of a word is source j, ``full`` has every source's bit.
+
+    Push: ``nxt[v] |= front[u]`` over the arcs u -> v of the frontier (``nxt``
+    must hold zeros).  Pull: every node v still missing some sources ORs
+    ``front[u]`` over its in-arcs u -> v (``rptr``/``rind``; the same arrays
+    as ``indptr``/``indices`` for an undirected graph) and stops as soon as
+    all of them are found, which skips most arcs in the last levels.  Either
+    way ``nxt[v] & ~seen[v]`` is then the set of sources first reaching v."""
+    if push:
+        for u in range(front.shape[0]):
+            f = front[u]
+            if f:
+                for e in range(indptr[u], indptr[u + 1]):
+                    nxt[indices[e]] |= f
+    else:
+        for v in range(front.shape[0]):
+            need = full & ~seen[v]
+            acc = np.uint64(0)
+            if need:
+                for e in range(rptr[v], rptr[v + 1]):
+                    acc |= front[rind[e]]
+                    if (acc & need) == need:
+                        break
+            nxt[v] = acc & need
 
 
 @njit(cache=True, parallel=True)
@@ -134,22 +152,7 @@ def _bfs_batches(n, indptr, indices, rptr, rind, first, nbat, ecc, reached):
         missing = n * ns - ns                # (source, node) pairs not reached yet
         level = 0
         while missing > 0:
-            if front_arcs * 2 < m:           # push
-                for u in range(n):
-                    f = front[u]
-                    if f:
-                        for e in range(indptr[u], indptr[u + 1]):
-                            nxt[indices[e]] |= f
-            else:                            # pull
-                for v in range(n):
-                    need = full & ~seen[v]
-                    acc = np.uint64(0)
-                    if need:
-                        for e in range(rptr[v], rptr[v + 1]):
-                            acc |= front[rind[e]]
-                            if (acc & need) == need:
-                                break
-                    nxt[v] = acc & need
+            expand_frontier(front, seen, nxt, full, front_arcs * 2 < m, indptr, indices, rptr, rind)
             level += 1
             active = np.uint64(0)
             cnt = 0

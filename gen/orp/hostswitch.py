@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from permnet.gen.errors import PermnetError, require
-from permnet.gen.graph.metrics import _popcount
+from permnet.gen.graph.metrics import _popcount, expand_frontier
 
 __all__ = ["HostSwitchGraph", "HostSwitchSummary", "weighted_distance_sum", "parse_edges"]
 
@@ -103,23 +103,8 @@ def weighted_distance_sum(m, eu, ev, count):
             front_arcs += indptr[s + 1] - indptr[s]
         missing = nb * (ns - 1)   # (source, switch with hosts) pairs not reached yet
         level = 0
-        while missing > 0:
-            if front_arcs * 2 < arcs:    # push
-                for u in range(m):
-                    f = front[u]
-                    if f:
-                        for e in range(indptr[u], indptr[u + 1]):
-                            nxt[adj[e]] |= f
-            else:                        # pull
-                for v in range(m):
-                    need = full & ~seen[v]
-                    acc = np.uint64(0)
-                    if need:
-                        for e in range(indptr[v], indptr[v + 1]):
-                            acc |= front[adj[e]]
-                            if (acc & need) == need:
-                                break
-                    nxt[v] = acc
+        while missing > 0:       # push while the frontier is small, then pull (undirected: in-arcs = arcs)
+            expand_frontier(front, seen, nxt, full, front_arcs * 2 < arcs, indptr, adj, indptr, adj)
             level += 1
             front_arcs = 0
             anything = False
