@@ -38,6 +38,8 @@ The planes are wires: output y of node n is input y of node ``planes[y][n]``
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import Out
@@ -173,23 +175,30 @@ class NetworkRTL(wiring.Component):
         M*M*H route ROM. Returns ``(fields, {key: (arrived, plane)})`` with the key a tuple of
         those fields' values, or ``None`` when even ``(hop, dst)`` does not decide it. States
         that no path reaches are absent (the table gives them 0); they never occur."""
-        tables = {("dst",): {}, ("hop", "dst"): {}}
-        for s in range(self.M):
-            for d in range(self.M):
-                u = s
-                for k in range(self.length[s][d] + 1):
-                    if u == n:
-                        val = (1, 0) if k == self.length[s][d] else (0, self.hops[s][d][k])
-                        for fields, tab in list(tables.items()):
-                            key = tuple({"hop": k, "dst": d}[f] for f in fields)
-                            if tab.setdefault(key, val) != val:
-                                del tables[fields]
-                    if k < self.length[s][d]:
-                        u = self.planes[self.hops[s][d][k]][u]
+        tables = self._route_tables[n]
         for fields in (("dst",), ("hop", "dst")):
             if fields in tables:
                 return fields, tables[fields]
         return None
+
+    @cached_property
+    def _route_tables(self):
+        """Per node, the candidate tables of :meth:`route_keys` that no head contradicts,
+        from one walk of every path (a table is dropped at its first conflicting head)."""
+        per_node = [{("dst",): {}, ("hop", "dst"): {}} for _ in range(self.M)]
+        for s in range(self.M):
+            for d in range(self.M):
+                u, length = s, self.length[s][d]
+                for k in range(length + 1):
+                    val = (1, 0) if k == length else (0, self.hops[s][d][k])
+                    tables = per_node[u]
+                    for fields, tab in list(tables.items()):
+                        key = tuple({"hop": k, "dst": d}[f] for f in fields)
+                        if tab.setdefault(key, val) != val:
+                            del tables[fields]
+                    if k < length:
+                        u = self.planes[self.hops[s][d][k]][u]
+        return per_node
 
     @property
     def fields(self):
