@@ -78,11 +78,12 @@ def merge(*chains: list) -> list:
 
 
 def build(m, env: dict, levels: list, pipeline: int, domain: str = "sync") -> dict:
-    """Evaluate ``levels`` on ``env`` with ``pipeline`` register boundaries."""
-    assert pipeline >= 1
+    """Evaluate ``levels`` on ``env`` with ``pipeline`` register boundaries
+    (0: none, the whole datapath is combinational)."""
+    assert pipeline >= 0
     n = len(levels)
     # boundaries after level indices; the last one is always after the final level
-    cuts = {round(k * n / pipeline) - 1 for k in range(1, pipeline)} | {n - 1}
+    cuts = {round(k * n / pipeline) - 1 for k in range(1, pipeline)} | {n - 1} if pipeline else set()
     extra = pipeline - len(cuts)   # more registers than levels: add them at the end
     for idx, level in enumerate(levels):
         updates: dict = {}

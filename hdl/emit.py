@@ -61,6 +61,7 @@ def nexthop(M: int, S: int, *, pipeline: int = 1, variant: str = "auto", shortcu
     """``variant``: closed (Melhem), table, naive or auto (closed where M = S^(h-1) G)."""
     ldi.check_params(M, S)
     require(variant in ("auto", "closed", "table", "naive"), f"unknown variant {variant!r}")
+    require(isinstance(pipeline, int) and pipeline >= 1, f"pipeline depth must be >= 1, got {pipeline}")
     if variant == "auto":
         variant = "closed" if ldi.melhem_form(M, S) else "table"
     params = {"nodes": M, "degree": S, "pipeline": pipeline, "variant": variant}

@@ -14,8 +14,17 @@ that it delivers the same packets at the same cycles:
   carries ``src, dst, hop, size, idx, serial`` and, with ``flit_width`` W > 0,
   a W-bit ``payload`` (:func:`flit_payload` of its serial and index, made
   when the flit leaves its lane and carried through every FIFO and plane);
-* source routing from the route-table ROM (``length[src][dst]``,
-  ``hops[src][dst][k]``), VC ``min(hop, V-1)``;
+* routing (VC ``min(hop, V-1)``) by one of two routers:
+
+  - ``router="nexthop"`` (LDI(M, S) with M = S^(h-1) G, Melhem's routing):
+    each head's plane comes from the divider-free next-hop unit
+    (:class:`permnet.hdl.nexthop.LdiNextHop`, combinational, its node input
+    the router's own node) and the node's link-to-plane map
+    (:func:`permnet.gen.routing.tables.link_planes`); the head has arrived
+    when :meth:`NetworkRTL.arrives` (see there);
+  - ``router="table"`` (any planes): the node's route table, keyed by the
+    fewest flit fields that decide the route there (:meth:`NetworkRTL.route_keys`),
+    or the whole route ROM (``length[src][dst]``, ``hops[src][dst][k]``);
 * per output link a round-robin arbiter over the S*V input VCs and the lanes
   (the request after the last granted one wins), output-VC ownership from
   head to tail, credit counters (B at reset) that get a credit back the cycle
@@ -45,8 +54,14 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import Out
 
 from permnet.gen.errors import require
+from permnet.gen.routing.nexthop import NextHopSpec
+from permnet.gen.routing.tables import link_planes
+from permnet.gen.topologies import ldi
+from permnet.hdl.nexthop import LdiNextHop
 
-__all__ = ["NetworkRTL", "trace_roms", "random_trace", "flit_payload"]
+__all__ = ["NetworkRTL", "ROUTERS", "trace_roms", "random_trace", "flit_payload"]
+
+ROUTERS = ("nexthop", "table")
 
 # payload bit i is flipped where bit i mod 64 of this constant is set (so no payload is all zeros or a plain count)
 _PAYLOAD_MASK = 0x9E3779B97F4A7C15
@@ -125,9 +140,12 @@ class NetworkRTL(wiring.Component):
     synth_router = "router2"
 
     def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
-                 wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0):
+                 wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0,
+                 router: str = "table"):
         self.S, self.M = len(planes), len(planes[0])
         S, M = self.S, self.M
+        require(router in ROUTERS, f"unknown router {router!r} (one of {', '.join(ROUTERS)})")
+        self.router = router
         require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
         require(vcs >= 1, "vcs must be >= 1")
         require(flit_width >= 0, f"flit width must be >= 0, got {flit_width}")
@@ -140,6 +158,8 @@ class NetworkRTL(wiring.Component):
         self.length = [[int(x) for x in row] for row in length]
         self.hops = [[[int(x) for x in col] for col in row] for row in hops]
         self.H = max(1, max(max(r) for r in self.length))
+        if router == "nexthop":
+            self._check_unit_routes()
         self.V, self.B, self.L = vcs, buffer, lanes or S
         self.wormhole = wormhole
         self.roms = trace_roms(rows, M)
@@ -163,6 +183,45 @@ class NetworkRTL(wiring.Component):
             self.eject_serial = [[Signal(self.sb, name=f"ej_s_{n}_{k}") for k in range(K)] for n in range(M)]
             self.eject_idx = [[Signal(self.zb, name=f"ej_i_{n}_{k}") for k in range(K)] for n in range(M)]
             self.eject_payload = [[Signal(self.W, name=f"ej_p_{n}_{k}") for k in range(K)] for n in range(M)]
+
+    @cached_property
+    def unit_spec(self) -> NextHopSpec:
+        """The next-hop unit's parameters (LDI(M, S), with the two-hop shortcut where h = 2)."""
+        return NextHopSpec(self.M, self.S, shortcut=True)
+
+    @cached_property
+    def link_plane(self) -> list:
+        """``link_plane[n][L]``: the plane that carries LDI link L of node n."""
+        return link_planes(self.M, self.S, self.planes).tolist()
+
+    def arrives(self, n: int, dst, hop):
+        """Whether a head bound for ``dst`` that has taken ``hop`` hops has arrived at node ``n``
+        on Melhem's routes (ints, or Amaranth values in the RTL).
+
+        A route is zero hops when src = dst; with the two-hop shortcut (h = 2) one hop to a
+        successor, else two, and the node after the first hop is never dst (it would be a
+        successor); with h >= 3, h hops, which may pass through dst on the way. So:
+        ``dst == n`` when the shortcut applies, else ``dst == n and hop in (0, h)``."""
+        sp = self.unit_spec
+        if sp.shortcut:
+            return dst == n
+        return (dst == n) & ((hop == 0) | (hop == sp.h))
+
+    def _check_unit_routes(self):
+        """The unit's routes are the route table's: for every pair, Melhem's route
+        (:func:`permnet.gen.topologies.ldi.route_melhem`, which iterating the unit reproduces)
+        takes the table's planes, and :meth:`arrives` holds exactly at its end."""
+        sp, lp = self.unit_spec, self.link_plane
+        for s in range(self.M):
+            for d in range(self.M):
+                path = ldi.route_melhem(self.M, self.S, s, d, shortcut=True).paths[0]
+                k = len(path) - 1
+                want = [lp[u][(v - self.S * u) % self.M] for u, v in zip(path, path[1:])]
+                require(self.length[s][d] == k and self.hops[s][d][:k] == want,
+                        f"the route table is not Melhem's routing of LDI({self.M},{self.S}) at {s} -> {d}; "
+                        "use router='table'")
+                require(all(bool(self.arrives(u, d, i)) == (i == k) for i, u in enumerate(path)),
+                        f"arrival rule fails on the route {s} -> {d} (h = {sp.h})")
 
     def route_keys(self, n):
         """The fewest flit fields that decide a head's route at node ``n``, and that decision.
@@ -247,7 +306,7 @@ class NetworkRTL(wiring.Component):
         m.d.comb += [self.delivered.eq(delivered), self.done.eq(delivered == self.npk)]
         tails_this_cycle = []
         for n in range(M):
-            keyed = self.route_keys(n)
+            keyed = self.route_keys(n) if self.router == "table" else None
             route = None
             if keyed is not None:
                 # the node's route table, indexed by the concatenated key fields (first field most significant)
@@ -317,7 +376,14 @@ class NetworkRTL(wiring.Component):
                         m.d.comb += c["payload"].eq(self.payload_of(e["serial"], e["idx"]))
                 arrived = Signal(name=f"arr{n}_{k}")
                 nexthop = Signal(_bits(S - 1), name=f"nh{n}_{k}")
-                if route is None:
+                if self.router == "nexthop":
+                    unit = m.submodules[f"nh{n}_{k}"] = LdiNextHop(M, S, pipeline=0, shortcut=True)
+                    lp = self.link_plane[n]
+                    m.d.comb += [unit.i_valid.eq(c["has"]), unit.i_node.eq(n), unit.i_dest.eq(c["dst"]),
+                                 unit.i_hop.eq(c["hop"]), arrived.eq(self.arrives(n, c["dst"], c["hop"])),
+                                 nexthop.eq(unit.o_link if lp == list(range(S))
+                                            else Array(Const(y, _bits(S - 1)) for y in lp)[unit.o_link])]
+                elif route is None:
                     pair = c["src"] * M + c["dst"]
                     m.d.comb += [arrived.eq(rlen[pair] == c["hop"]), nexthop.eq(rhop[pair * H + c["hop"]])]
                 else:

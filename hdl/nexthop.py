@@ -5,7 +5,11 @@ Ports (also the Verilog port names): ``i_valid``, ``i_node``, ``i_dest``,
 the ``sync`` domain.  ``i_hop`` is the index of the hop about to be taken
 (0 at the source).  Timing: ``o_valid``/``o_link``/``o_next`` show the
 result for the inputs presented ``pipeline`` cycles earlier (``o_valid``
-follows ``i_valid``); a new decision can start every cycle.
+follows ``i_valid``); a new decision can start every cycle.  The closed-form
+units also take ``pipeline=0``: no register at all, the outputs follow the
+inputs in the same cycle (the network's single-cycle routers,
+:mod:`permnet.hdl.network`, use them so); a unit emitted on its own
+(:func:`permnet.hdl.emit.nexthop`) has a latency of at least one cycle.
 
 * :class:`LdiNextHop` -- Melhem's algorithm for M = S^(h-1) G (Theorem 3,
   eqs. 10.a/10.b) with the two-hop shortcut of Section 4, in divider-free
@@ -40,15 +44,15 @@ def _signature(M: int, S: int, hop_bits: int) -> dict:
             "o_valid": Out(1), "o_link": Out(bits(S - 1)), "o_next": Out(nb)}
 
 
-def _check_pipeline(pipeline: int) -> None:
-    require(isinstance(pipeline, int) and pipeline >= 1, f"pipeline depth must be >= 1, got {pipeline}")
+def _check_pipeline(pipeline: int, least: int = 1) -> None:
+    require(isinstance(pipeline, int) and pipeline >= least, f"pipeline depth must be >= {least}, got {pipeline}")
 
 
 class _MelhemUnit(wiring.Component):
     """Parameters and the hop multiplexer shared by the closed-form units."""
 
     def __init__(self, M: int, S: int, *, pipeline: int = 1, shortcut: bool = True):
-        _check_pipeline(pipeline)
+        _check_pipeline(pipeline, least=0)
         self.spec = NextHopSpec(M, S, shortcut)
         self.pipeline = pipeline
         super().__init__(_signature(M, S, self.spec.hop_bits))

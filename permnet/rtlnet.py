@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits
 
-__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "NetworkPlan", "plan", "network"]
+__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "NetworkPlan", "plan", "network", "router_for"]
 
 MAX_NODES = 64          # the RTL network is for small networks
 MAX_FLIT_WIDTH = 1024   # payload bits per flit
@@ -66,23 +66,35 @@ def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: 
     return NetworkPlan(net, rows, vcs, buffer, switching, done)
 
 
+def router_for(table, router: str = "auto") -> str:
+    """The RTL router for a route table: ``nexthop`` (the divider-free unit) where the table is
+    Melhem's routing of LDI(M, S) with M = S^(h-1) G, else ``table``; ``router`` forces one."""
+    melhem = table.method == "ldi-melhem"
+    require(router in ("auto", "nexthop", "table"), f"unknown router {router!r} (auto, nexthop, table)")
+    require(router != "nexthop" or melhem,
+            "--router nexthop needs LDI(M,S) with M = S^(h-1)*G (Melhem's routing); use --router table")
+    return ("nexthop" if melhem else "table") if router == "auto" else router
+
+
 def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
             trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
-            flit_width: int = 0):
+            flit_width: int = 0, router: str = "auto"):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
     ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
-    ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection."""
+    ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection;
+    ``router`` as in :func:`router_for`."""
     from permnet.hdl import emit
     from permnet.hdl.network import NetworkRTL
 
     require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")
     p = plan(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed)
     t = p.net.table
+    router = router_for(t, router)
     done = p.expected
     comp = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), p.rows, vcs=p.vcs, buffer=buffer,
-                      wormhole=switching == "wormhole", expected=done, flit_width=flit_width)
+                      wormhole=switching == "wormhole", expected=done, flit_width=flit_width, router=router)
     params = {"topology": p.net.name, "vcs": p.vcs, "buffer": buffer, "switching": switching,
-              "packets": len(p.rows), "lanes": comp.L, "last_delivery": max(done)}
+              "packets": len(p.rows), "lanes": comp.L, "router": router, "last_delivery": max(done)}
     if flit_width:
         params["flit_width"] = flit_width
     return emit.Generated("network", f"{topology}_network", comp, params, {"expected": done},

@@ -42,7 +42,7 @@ from permnet.gen.errors import PermnetError, require
 from permnet.gen.topologies.names import IP_NETWORKS, NETWORKS
 
 __all__ = ["RouteTable", "Network", "TOPOLOGIES", "IP_TOPOLOGIES", "ROUTINGS", "network", "from_planes", "ldi_table",
-           "shortest_table", "torus_dor_table", "plane_of"]
+           "shortest_table", "torus_dor_table", "plane_of", "link_planes"]
 
 #: IP and super-IP families (Yeh & Parhami), built from --levels/--nucleus as ``permnet topo`` builds them
 IP_TOPOLOGIES = IP_NETWORKS
@@ -139,8 +139,9 @@ def _from_next(planes: np.ndarray, next_plane, max_hops: int, method: str) -> Ro
     return RouteTable(planes, length, np.ascontiguousarray(hops[:, :, : max(H, 1)]), method)
 
 
-def _digits_plane(M, S, planes):
-    """``lp[n, L]`` = the plane carrying LDI link L of node n (target ``(S n + L) mod M``)."""
+def link_planes(M: int, S: int, planes: np.ndarray) -> np.ndarray:
+    """``lp[n, L]`` = the plane carrying LDI link L of node n (target ``(S n + L) mod M``, Melhem eq. 3).
+    When S divides M no plane is made of one link index, so this map differs from node to node."""
     lp = np.empty((M, S), dtype=np.int64)
     n = np.arange(M, dtype=np.int64)
     for y in range(S):
@@ -161,7 +162,7 @@ def ldi_table(M: int, S: int, planes: np.ndarray, method: str = "auto") -> Route
     if method == "auto":
         method = "melhem" if ldi.melhem_form(M, S) else "shortest"
     h = ldi.diameter(M, S)
-    lp = _digits_plane(M, S, planes)
+    lp = link_planes(M, S, planes)
     if method == "melhem":
         form = ldi.melhem_form(M, S)
         require(form is not None, f"Melhem routing needs M = S^(h-1)*G; not LDI({M},{S})")

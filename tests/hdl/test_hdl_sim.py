@@ -15,6 +15,7 @@ from amaranth.sim import Simulator
 
 from permnet.gen.errors import PermnetError
 from permnet.gen.routing import benes as router
+from permnet.hdl import emit
 from permnet.hdl.benes import BenesNetwork
 from permnet.hdl.crossbar import CrossbarPlane, stream_words
 from permnet.hdl.nexthop import LdiNextHop, LdiNextHopNaive, LdiNextHopTable
@@ -23,7 +24,7 @@ from permnet.sim.testbench import pack as _pack, run_crossbar as run_crossbar_tb
 
 
 @pytest.mark.parametrize("M,S", [(9, 3), (18, 3), (12, 4), (15, 5), (16, 2), (64, 4), (27, 3), (50, 5)])
-@pytest.mark.parametrize("pipeline,digits", [(1, "serial"), (2, "serial"), (5, "serial"), ("depth", "serial"),
+@pytest.mark.parametrize("pipeline,digits", [(0, "serial"), (1, "serial"), (2, "serial"), (5, "serial"), ("depth", "serial"),
                                              (2, "parallel"), ("depth", "parallel")])
 def test_nexthop_exhaustive(M, S, pipeline, digits):
     # "depth": a register after every level of the datapath (the fast configuration)
@@ -247,6 +248,8 @@ def test_hdl_bad_parameters():
     with pytest.raises(PermnetError, match="closed-form"):
         LdiNextHop(100, 7)
     with pytest.raises(PermnetError, match="pipeline"):
-        LdiNextHop(18, 3, pipeline=0)
+        LdiNextHop(18, 3, pipeline=-1)
+    with pytest.raises(PermnetError, match="pipeline"):
+        emit.nexthop(18, 3, pipeline=0)
     with pytest.raises(PermnetError, match="must be >"):
         LdiNextHop(3, 4)

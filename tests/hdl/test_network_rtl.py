@@ -54,14 +54,16 @@ def rtl_deliveries(dut, M, max_cycles, flits=None, inject=None):
     return got, state.get("error")
 
 
-@pytest.mark.parametrize("topo,M,S,n,span,size,buffer,switching,routing", [
-    ("ldi", 9, 3, 60, 25, 4, 4, "vct", "family"),          # dense: contention, round robin, credits
-    pytest.param("ldi", 9, 3, 50, 30, 4, 2, "wormhole", "family",   # packets longer than the buffers
+@pytest.mark.parametrize("topo,M,S,n,span,size,buffer,switching,routing,router", [
+    ("ldi", 9, 3, 60, 25, 4, 4, "vct", "family", "nexthop"),     # dense: contention, round robin, credits
+    ("ldi", 8, 2, 40, 20, 3, 4, "vct", "family", "nexthop"),     # h = 3: routes that pass through dst
+    ("ldi", 9, 3, 60, 25, 4, 4, "vct", "family", "table"),
+    pytest.param("ldi", 9, 3, 50, 30, 4, 2, "wormhole", "family", "nexthop",   # packets longer than the buffers
                  marks=pytest.mark.slow),
-    pytest.param("ldi", 16, 4, 50, 30, 3, 4, "vct", "family", marks=pytest.mark.slow),
-    pytest.param("debruijn", 8, 2, 40, 20, 3, 4, "vct", "shortest", marks=pytest.mark.slow),
+    pytest.param("ldi", 16, 4, 50, 30, 3, 4, "vct", "family", "nexthop", marks=pytest.mark.slow),
+    pytest.param("debruijn", 8, 2, 40, 20, 3, 4, "vct", "shortest", "table", marks=pytest.mark.slow),
 ])
-def test_rtl_matches_the_simulator_cycle_for_cycle(topo, M, S, n, span, size, buffer, switching, routing):
+def test_rtl_matches_the_simulator_cycle_for_cycle(topo, M, S, n, span, size, buffer, switching, routing, router):
     net = tables.network(topo, M, S, routing)
     t = net.table
     rows = random_trace(M, n, span, size, seed=M + n)
@@ -75,7 +77,7 @@ def test_rtl_matches_the_simulator_cycle_for_cycle(topo, M, S, n, span, size, bu
     assert contention > 0                                    # the trace really exercises arbitration
     expected = [want[i] for i in range(n)]
     dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=V, buffer=buffer,
-                     wormhole=switching == "wormhole", expected=expected)
+                     wormhole=switching == "wormhole", expected=expected, router=router)
     got, error = rtl_deliveries(dut, M, ref.cycles + 5)
     assert got == want and error == 0
 
@@ -228,3 +230,57 @@ def test_full_route_rom_still_matches_the_simulator(monkeypatch):
                      expected=[want[i] for i in range(len(rows))])
     got, error = rtl_deliveries(dut, 9, ref.cycles + 5)
     assert got == want and error == 0
+
+
+def _hops_of_units(M, S, s, d):
+    """(node, link) of every hop from s to d, by iterating the combinational next-hop unit
+    itself (the network's routers use it with pipeline 0) until the network's arrival rule holds."""
+    from permnet.hdl.nexthop import LdiNextHop
+    from permnet.sim.testbench import run_nexthop
+
+    t = tables.network("ldi", M, S).table
+    dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), [(0, 0, 1, 1)], vcs=t.max_hops,
+                     router="nexthop")
+    unit = LdiNextHop(M, S, pipeline=0, shortcut=True)
+    out, u = [], s
+    for k in range(dut.unit_spec.h + 1):
+        if dut.arrives(u, d, k):
+            return out, u
+        [(link, nxt)] = run_nexthop(unit, [(u, d, k)], 0)
+        out.append((u, dut.link_plane[u][link]))
+        u = nxt
+    raise AssertionError(f"{s} -> {d} did not arrive")
+
+
+@pytest.mark.parametrize("M,S", [(8, 2), (16, 4)])
+def test_combinational_unit_walks_the_route_table(M, S):
+    """The unit (pipeline 0) plus the link-to-plane map and the arrival rule, walked from every
+    source, give the simulator's route table: the same planes at every hop, arrival at dst."""
+    t = tables.network("ldi", M, S).table
+    rng = np.random.default_rng(M)
+    for s, d in rng.integers(0, M, (40, 2)).tolist():
+        hops, end = _hops_of_units(M, S, s, d)
+        assert end == d
+        assert [y for _, y in hops] == t.hops[s][d][: t.length[s][d]].tolist()
+        assert [u for u, _ in hops] == [u for u, _ in _walk(t, s, d)][:-1]
+
+
+def test_nexthop_router_refuses_a_table_that_is_not_melhems(monkeypatch):
+    """LDI(8,2)'s shortest routes are not Melhem's (h hops): the unit router is refused, and the
+    arrival rule matters (with 'dst == node' alone, routes that pass through dst would end there)."""
+    from permnet.gen.errors import PermnetError
+    from permnet.rtlnet import router_for
+
+    t = tables.network("ldi", 8, 2, "shortest").table
+    args = (t.planes.tolist(), t.length.tolist(), t.hops.tolist(), [(0, 0, 1, 1)])
+    with pytest.raises(PermnetError, match="not Melhem's routing"):
+        NetworkRTL(*args, vcs=t.max_hops, router="nexthop")
+    with pytest.raises(PermnetError, match="needs LDI"):
+        router_for(t, "nexthop")
+    assert router_for(t) == "table" and router_for(tables.network("ldi", 8, 2).table) == "nexthop"
+    m = tables.network("ldi", 8, 2).table
+    margs = (m.planes.tolist(), m.length.tolist(), m.hops.tolist(), [(0, 0, 1, 1)])
+    NetworkRTL(*margs, vcs=m.max_hops, router="nexthop")
+    monkeypatch.setattr(NetworkRTL, "arrives", lambda self, n, dst, hop: dst == n)
+    with pytest.raises(PermnetError, match="arrival rule"):
+        NetworkRTL(*margs, vcs=m.max_hops, router="nexthop")
