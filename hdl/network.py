@@ -127,7 +127,9 @@ def trace_roms(rows, M: int):
 
 class NetworkRTL(wiring.Component):
     """``planes`` (S x M lists), route ``length`` (M x M) and ``hops`` (M x M x H), the trace rows;
-    ``flit_width`` payload bits per flit (0: header-only flits).
+    ``flit_width`` payload bits per flit (0: header-only flits); ``router``: ``"nexthop"`` (the
+    divider-free unit, for Melhem's routing of LDI(M, S) only: checked against every route) or
+    ``"table"`` (see the module doc).
 
     After elaboration ``buffers[n, y, v]`` holds the signals of the input VC buffer at node n,
     port y, VC v (``ent``: the entries as dicts of field signals, ``head``, ``count``), for fault

@@ -58,6 +58,8 @@ def test_rtl_crossbar_and_benes_init_files(tmp_path):
     (["synth", "crossbar", "--ports", 4, "--width", 0], "width must be >= 1"),
     (["rtl", "network", "-M", 9, "-S", 3, "--flit-width", -1, "-o", "OUT"], "--flit-width must be 0..1024 bits"),
     (["rtl", "network", "-M", 9, "-S", 3, "--flit-width", 2000, "-o", "OUT"], "--flit-width must be 0..1024 bits"),
+    (["rtl", "network", "--topology", "debruijn", "-M", 8, "-S", 2, "--router", "nexthop", "-o", "OUT"],
+     "--router nexthop needs LDI(M,S) with M = S^(h-1)*G"),
 ])
 def test_rtl_bad_input(tmp_path, args, needle):
     args = [str(tmp_path / "out.v") if a == "OUT" else a for a in args]
@@ -73,6 +75,15 @@ def test_rtl_network_flit_width(tmp_path):
     run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "-o", tmp_path / "h.v")
     assert "flit_width" not in (tmp_path / "h.v").read_text()          # default: header-only flits, as before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.v", "h_expected.hex", "n.v", "n_expected.hex"]
+
+
+def test_rtl_network_router(tmp_path):
+    """LDI(9,3) routes with one next-hop unit per router input by default, with tables on request."""
+    run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "-o", tmp_path / "u.v")
+    run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "--router", "table", "-o", tmp_path / "t.v")
+    unit, table = (tmp_path / "u.v").read_text(), (tmp_path / "t.v").read_text()
+    assert "//   router = nexthop" in unit and "//   router = table" in table
+    assert unit.count("module \\ldi_network.nh") == 9 * (3 * 2 + 3) and "module \\ldi_network.nh" not in table
 
 
 def test_synth_report_json():
