@@ -35,9 +35,13 @@ Candidates (:func:`relay_candidates`): h in {h_o + 1, h_o + 2} with
 h_o = ceil(n / m_opt) (the even graph's hosts per switch), and m in
 {m_opt, ceil(1.1 m_opt)} switches in total, of which ceil(n/h) edge switches
 (h hosts each, the remainder on the last one) and the rest relays.  The
-choice is empirical (single 30 s anneals of (432, 12) with the host counts
-fixed: 7 hosts with 40-64 relays gave h-ASPL 4.253-4.272, 6 hosts with 36-64
-relays 4.251-4.283, against 4.314 for the even m_opt graph), not a bound.
+choice is empirical, not a bound: 25-30 s anneals of (432, 12) with the host
+counts fixed (swap move, Graph Golf objective) gave h-ASPL 4.253-4.272 with
+7 hosts per edge switch and 40-64 relays, 4.251-4.283 with 6 hosts and 36-64
+relays (host diameter 5 or 6), 4.300-4.311 with 8 hosts and 40-64 relays,
+against 4.3136 for a 45 s anneal of the even m_opt graph.  (1024, 10) does
+not gain from them (r = 10: 600 s sweep, relays 5.209 at best in phase 1,
+the even 342 switches 5.133).
 
 :func:`relay_start` wires such a graph at random: a ring through all
 switches in a random order (connected), the free ports paired at random
