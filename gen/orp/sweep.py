@@ -24,7 +24,12 @@ count is searched too:
    When a polarity graph holds the hosts (:mod:`permnet.gen.orp.polarity`,
    q^2 + q + 1 switches of diameter 2), the one with the switch count
    nearest m_opt is one more phase-1 candidate, annealed from that start
-   graph instead of a random one.
+   graph instead of a random one.  So are the relay graphs of
+   :mod:`permnet.gen.orp.relay` (hosts packed on fewer edge switches, the
+   other switches host-less relays; :func:`relay_candidates`), annealed with
+   the swap move so that their host counts stay; their phase-1 results are
+   ``by_relay`` (``"h<hosts per edge switch>m<switches>"``: h-ASPL).  Phase
+   2 continues the best graph with the move it was annealed with.
 3. Without a sweep: ``restarts`` independent anneals at one m (m_opt or the
    given one), the best wins.
 
@@ -52,6 +57,7 @@ from permnet.gen.orp.anneal import AUTO_T0_SCALE, SearchResult, anneal, fits
 from permnet.gen.orp.bounds import m_opt
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, parse_edges
 from permnet.gen.orp.polarity import polarity_order_near, polarity_start
+from permnet.gen.orp.relay import relay_candidates, relay_start
 
 __all__ = ["candidate_switch_counts", "sweep", "SweepResult", "run_jobs"]
 
@@ -95,7 +101,7 @@ def _job(args):
                      mode=mode, start=start, t0=t0, objective=objective, t0_scale=t0_scale)
     except PermnetError as exc:  # this m cannot hold the hosts: reported, not fatal
         return {"m": m, "seed": seed, "error": str(exc)}
-    return {"m": m, "seed": seed, "edges": res.graph.to_edges_text(), "haspl": res.haspl,
+    return {"m": m, "seed": seed, "mode": mode, "edges": res.graph.to_edges_text(), "haspl": res.haspl,
             "diameter": res.diameter, "evaluations": res.evaluations, "seconds": res.seconds}
 
 
@@ -123,11 +129,14 @@ class SweepResult:
     result: SearchResult
     method: str  # "clique", "anneal" or "sweep"
     by_switches: dict = field(default_factory=dict)  # m -> best h-ASPL of phase 1 (or an error)
+    by_relay: dict = field(default_factory=dict)  # "h7m112" -> best h-ASPL of phase 1 (relay candidates)
 
     def as_dict(self, lower_bound: float | None = None) -> dict:
         d = self.result.as_dict(lower_bound) | {"method": self.method}
         if self.by_switches:
             d["by_switches"] = {str(m): v for m, v in sorted(self.by_switches.items())}
+        if self.by_relay:
+            d["by_relay"] = dict(self.by_relay)
         return d
 
 
@@ -179,21 +188,29 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
         g = parse_edges(best["edges"])
         return SweepResult(SearchResult(g, g.haspl(), g.diameter(), sum(o.get("evaluations", 0) for o in outs),
                                         time.perf_counter() - t_begin, best["seed"]), "anneal")
-    # phase 1: every candidate m, `restarts` seeds each; the polarity start graph as one more candidate
+    # phase 1: every candidate m, `restarts` seeds each; the polarity start graph and the relay graphs
+    # as more candidates: (m, start graph builder, relay label, move)
     q = polarity_order_near(n, r, m_opt(n, r)) if m is None else None
-    cands = [(mm, None) for mm in ms] + ([(q * q + q + 1, q)] if q is not None else [])
+    cands = [(mm, None, None, mode) for mm in ms]
+    if q is not None:
+        cands.append((q * q + q + 1, lambda i, q=q: polarity_start(n, r, q, seed + i), None, mode))
+    if m is None:
+        cands += [(mm, lambda i, h=h, mm=mm: relay_start(n, r, h, mm, seed + i), f"h{h}m{mm}", "swap")
+                  for h, mm in relay_candidates(n, r) if mm * mm * r <= max(COST_CAP, m_opt(n, r) ** 2 * r)]
     n_jobs = len(cands) * restarts
     per = PHASE1_SHARE * seconds * min(workers, n_jobs) / n_jobs if seconds else None
-    jobs = [(n, r, mm, per, evaluations, seed + i, mode,
-             polarity_start(n, r, qq, seed + i).to_edges_text() if qq else None, t0, objective, AUTO_T0_SCALE)
-            for mm, qq in cands for i in range(restarts)]
+    jobs = [(n, r, mm, per, evaluations, seed + i, md, build(i).to_edges_text() if build else None, t0, objective,
+             AUTO_T0_SCALE) for mm, build, _, md in cands for i in range(restarts)]
     outs = run_jobs(jobs, workers, scheduler)
     by_m: dict = {}
-    for o in outs:
+    by_relay: dict = {}
+    for (mm, _, label, _), o in zip([c for c in cands for _ in range(restarts)], outs):
+        table, key = (by_relay, label) if label is not None else (by_m, o["m"])
         if "edges" in o:
-            by_m[o["m"]] = min(by_m.get(o["m"], math.inf), o["haspl"])
+            prev = table.get(key, math.inf)
+            table[key] = min(prev if isinstance(prev, float) else math.inf, o["haspl"])
         else:
-            by_m.setdefault(o["m"], o["error"])
+            table.setdefault(key, o["error"])
     best = _best(outs, objective)
     if best is None:
         raise PermnetError(f"no switch count in {ms} can hold n={n} hosts of radix {r}")
@@ -201,7 +218,7 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
     left = seconds - (time.perf_counter() - t_begin) if seconds else None
     if left is None or left > 0.5:
         per2 = left * min(workers, restarts) / restarts if left else None
-        jobs2 = [(n, r, best["m"], per2, evaluations, seed + 7919 + i, mode, best["edges"],
+        jobs2 = [(n, r, best["m"], per2, evaluations, seed + 7919 + i, best["mode"], best["edges"],
                   None if t0 is None else t0 / 10, objective, AUTO_T0_SCALE / 10) for i in range(restarts)]
         outs2 = run_jobs(jobs2, workers, scheduler)
         b2 = _best(outs2, objective)
@@ -210,4 +227,4 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
         outs += outs2
     g = parse_edges(best["edges"])
     return SweepResult(SearchResult(g, g.haspl(), g.diameter(), sum(o.get("evaluations", 0) for o in outs),
-                                    time.perf_counter() - t_begin, best["seed"]), "sweep", by_m)
+                                    time.perf_counter() - t_begin, best["seed"]), "sweep", by_m, by_relay)
