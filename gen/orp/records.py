@@ -2,17 +2,17 @@
 
     >>> from permnet.gen.orp.records import INSTANCES, PUBLISHED
     >>> len(INSTANCES), PUBLISHED[(128, 24)]
-    (13, (2.87844488189, 8))
+    (13, (2.87844488189, 8, 3))
 
 ``INSTANCES`` are the 13 (n, r) pairs featured by the 2021 competition's
-host-switch category.  ``PUBLISHED[(n, r)] = (h-ASPL, switches)`` is the best
-2021 solution file held in ``tests/data/graphgolf/`` (scored independently
-there); for the other six pairs no published graph was found, and the table
+host-switch category.  ``PUBLISHED[(n, r)] = (h-ASPL, switches, host diameter)``
+is the best 2021 solution file held in ``tests/data/graphgolf/`` (scored
+independently there; best as Graph Golf ranks, host diameter first); for the other six pairs no published graph was found, and the table
 says so (``None``).  :func:`search_instance` runs :func:`permnet.gen.orp.sweep.sweep`
 on one pair, ranking as Graph Golf does (host diameter first), and returns the
 graph found with its row: h-ASPL and switches found, the published graph, the
 Theorem 2 bound and the gap to the published h-ASPL in percent (negative:
-better).  Writing each graph as a Graph Golf file (``h{n}r{r}.edges``, scored
+better; compare the host diameters too, which Graph Golf ranks first).  Writing each graph as a Graph Golf file (``h{n}r{r}.edges``, scored
 by ``permnet orp eval``) is :func:`permnet.graphgolf.run_records`.
 """
 
@@ -29,10 +29,10 @@ __all__ = ["INSTANCES", "PUBLISHED", "RecordRow", "search_instance"]
 INSTANCES = [(32, 4), (80, 6), (128, 24), (432, 12), (1024, 5), (1024, 10), (1281, 21), (3800, 30),
              (4608, 36), (8208, 48), (10000, 10), (10000, 100), (65536, 64)]
 
-# best 2021 solution file in tests/data/graphgolf/ per pair: (h-ASPL, switches)
-PUBLISHED = {(32, 4): (4.935483870968, 32), (80, 6): (4.455696202532, 40), (128, 24): (2.87844488189, 8),
-             (432, 12): (4.236658932715, 216), (1024, 10): (5.089442815249, 1024),
-             (1281, 21): (3.97693452381, 183), (3800, 30): (4.003158725981, 950),
+# best 2021 solution file in tests/data/graphgolf/ per pair: (h-ASPL, switches, host diameter)
+PUBLISHED = {(32, 4): (4.935483870968, 32, 6), (80, 6): (4.455696202532, 40, 5), (128, 24): (2.87844488189, 8, 3),
+             (432, 12): (4.236658932715, 216, 5), (1024, 10): (5.089442815249, 1024, 6),
+             (1281, 21): (3.97693452381, 183, 4), (3800, 30): (4.003158725981, 950, 5),
              (1024, 5): None, (4608, 36): None, (8208, 48): None, (10000, 10): None, (10000, 100): None,
              (65536, 64): None}
 
@@ -47,6 +47,7 @@ class RecordRow:
     method: str
     published_haspl: float | None
     published_switches: int | None
+    published_diameter: int | None
     theorem2_bound: float
     gap_pct: float | None  # 100 (found - published) / published
     seconds: float
@@ -73,6 +74,6 @@ def search_instance(n: int, r: int, seconds: float, *, workers: int = 2, sweep_k
     if pub is not None:  # published values are rounded to 12 decimals: equal within 1e-9 counts as equal
         gap = 0.0 if abs(res.result.haspl - pub[0]) < 1e-9 else 100.0 * (res.result.haspl - pub[0]) / pub[0]
     row = RecordRow(n, r, res.result.haspl, res.result.diameter, g.m, res.method,
-                    None if pub is None else pub[0], None if pub is None else pub[1], haspl_lower_bound(n, r),
+                    *(pub if pub is not None else (None, None, None)), haspl_lower_bound(n, r),
                     gap, time.perf_counter() - t, res.result.evaluations)
     return row, g
