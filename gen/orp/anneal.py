@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from permnet.gen.errors import require
-from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, weighted_distance_sum
+from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, pair_free_ports, weighted_distance_sum
 from permnet.gen.orp.bounds import m_opt
 
 __all__ = ["fits", "initial_graph", "auto_t0", "anneal", "SearchResult", "search"]
@@ -88,18 +88,7 @@ def initial_graph(n: int, m: int, r: int, seed: int = 0) -> HostSwitchGraph:
         order = [0] + list(range(2, m)) + [1]
         edges = [(order[k], order[k + 1]) for k in range(m - 1)]
     free = r - counts - np.bincount(np.array(edges).reshape(-1), minlength=m)
-    stubs = np.repeat(np.arange(m), np.maximum(free, 0))
-    rng.shuffle(stubs)
-    pending = list(stubs)
-    # Pair stubs; a stub that would make a self-loop waits for a later partner.
-    out = []
-    while len(pending) >= 2:
-        a = pending.pop()
-        for k in range(len(pending) - 1, -1, -1):
-            if pending[k] != a:
-                out.append((a, pending.pop(k)))
-                break
-    return HostSwitchGraph.from_counts(n, r, counts, edges + out)
+    return HostSwitchGraph.from_counts(n, r, counts, edges + pair_free_ports(free, rng))
 
 
 @njit(cache=True)

@@ -30,7 +30,7 @@ from numba import njit
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.graph.metrics import _popcount, expand_frontier
 
-__all__ = ["HostSwitchGraph", "HostSwitchSummary", "weighted_distance_sum", "parse_edges"]
+__all__ = ["HostSwitchGraph", "pair_free_ports", "HostSwitchSummary", "weighted_distance_sum", "parse_edges"]
 
 @njit(cache=True)
 def _csr(m, eu, ev):
@@ -251,6 +251,26 @@ class HostSwitchGraph:
         for a, b in sorted(tuple(sorted(e)) for e in self.edges.tolist()):
             lines.append(f"{self.n + a} {self.n + b}")
         return "\n".join(lines) + "\n"
+
+
+def pair_free_ports(free, rng) -> list[tuple[int, int]]:
+    """Switch links that pair free ports at random: ``free[s]`` ports of switch s
+    (negative counts as 0), shuffled by the numpy Generator ``rng`` and paired
+    from the end; a port whose partner would be on its own switch waits for a
+    later one. No self-loops; parallel links possible; ports left over (an odd
+    one, or several on one switch) stay free. The start graphs of the anneal,
+    the polarity and the relay candidates all wire their spare ports so."""
+    stubs = np.repeat(np.arange(len(free)), np.maximum(free, 0))
+    rng.shuffle(stubs)
+    pending = stubs.tolist()
+    out = []
+    while len(pending) >= 2:
+        a = pending.pop()
+        for k in range(len(pending) - 1, -1, -1):
+            if pending[k] != a:
+                out.append((a, pending.pop(k)))
+                break
+    return out
 
 
 def check_order_radix(n: int, r: int) -> None:

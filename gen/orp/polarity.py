@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from permnet.gen.errors import require
-from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix
+from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, pair_free_ports
 
 __all__ = ["is_prime", "polarity_edges", "polarity_orders", "polarity_order_near", "polarity_start"]
 
@@ -105,16 +105,6 @@ def polarity_start(n: int, r: int, q: int, seed: int = 0) -> HostSwitchGraph:
     deg = np.bincount(edges.ravel(), minlength=m)
     counts = _host_counts(n, r, deg)
     require(counts is not None, f"{n} hosts do not fit the polarity graph of q={q} with radix {r}")
-    free = r - deg - counts
-    stubs = np.repeat(np.arange(m), free)
-    np.random.default_rng(seed).shuffle(stubs)
-    pending = list(stubs)
-    extra = []
-    while len(pending) >= 2:  # a stub that would make a self-loop waits for a later partner
-        a = pending.pop()
-        for k in range(len(pending) - 1, -1, -1):
-            if pending[k] != a:
-                extra.append((a, pending.pop(k)))
-                break
+    extra = pair_free_ports(r - deg - counts, np.random.default_rng(seed))
     all_edges = np.concatenate([edges, np.array(extra, np.int64).reshape(-1, 2)])
     return HostSwitchGraph.from_counts(n, r, counts, all_edges)

@@ -57,7 +57,7 @@ import numpy as np
 
 from permnet.gen.errors import require
 from permnet.gen.orp.bounds import m_opt
-from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix
+from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, pair_free_ports
 
 __all__ = ["relay_counts", "relay_candidates", "relay_start"]
 
@@ -107,13 +107,4 @@ def relay_start(n: int, r: int, h: int, m: int, seed: int = 0) -> HostSwitchGrap
     rng = np.random.default_rng(seed)
     order = rng.permutation(m)
     edges = [(int(order[s]), int(order[(s + 1) % m])) for s in range(m)]
-    stubs = np.repeat(np.arange(m), r - counts - 2)
-    rng.shuffle(stubs)
-    pending = stubs.tolist()
-    while len(pending) >= 2:  # a stub that would make a self-loop waits for a later partner
-        a = pending.pop()
-        for k in range(len(pending) - 1, -1, -1):
-            if pending[k] != a:
-                edges.append((a, pending.pop(k)))
-                break
-    return HostSwitchGraph.from_counts(n, r, counts, edges)
+    return HostSwitchGraph.from_counts(n, r, counts, edges + pair_free_ports(r - counts - 2, rng))
