@@ -65,6 +65,12 @@ PHASE1_SHARE = 0.4
 COST_CAP = 3e9  # m^2 r: above this one evaluation takes about a second; such m are not swept
 
 
+def _affordable(m: int, r: int, mo: int) -> bool:
+    """Whether m switches are cheap enough to anneal: m^2 r within :data:`COST_CAP`
+    (or within the cost of ``mo``, m_opt, which is always searched)."""
+    return m * m * r <= max(COST_CAP, mo * mo * r)
+
+
 def candidate_switch_counts(n: int, r: int, k: int) -> list[int]:
     """Up to k switch counts: m_opt, 1.25 m_opt and ceil(n/h) for h hosts per
     switch (regular host distributions), between 0.8 m_opt and max(n, 1.3 m_opt),
@@ -79,8 +85,7 @@ def candidate_switch_counts(n: int, r: int, k: int) -> list[int]:
         return [mo]
     lo, hi = max(2, math.ceil(0.8 * mo)), max(n, math.ceil(1.3 * mo))
     cands = {mo, math.ceil(1.25 * mo)} | {math.ceil(n / h) for h in range(1, r - 1)}
-    cands = sorted(m for m in cands if lo <= m <= hi and m * m * r <= max(COST_CAP, mo * mo * r)
-                   and fits(n, m, r))
+    cands = sorted(m for m in cands if lo <= m <= hi and _affordable(m, r, mo) and fits(n, m, r))
     if mo not in cands:
         cands = sorted(set(cands) | {mo})
     if len(cands) <= k:
@@ -196,7 +201,7 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
         cands.append((q * q + q + 1, lambda i, q=q: polarity_start(n, r, q, seed + i), None, mode))
     if m is None:
         cands += [(mm, lambda i, h=h, mm=mm: relay_start(n, r, h, mm, seed + i), f"h{h}m{mm}", "swap")
-                  for h, mm in relay_candidates(n, r) if mm * mm * r <= max(COST_CAP, m_opt(n, r) ** 2 * r)]
+                  for h, mm in relay_candidates(n, r) if _affordable(mm, r, m_opt(n, r))]
     n_jobs = len(cands) * restarts
     per = PHASE1_SHARE * seconds * min(workers, n_jobs) / n_jobs if seconds else None
     jobs = [(n, r, mm, per, evaluations, seed + i, md, build(i).to_edges_text() if build else None, t0, objective,
