@@ -28,7 +28,7 @@ def records_table(meta: dict):
     rows = []
     for r in meta["rows"]:
         pub = ("not found" if r["published_haspl"] is None
-               else f"{r['published_haspl']:.6f} ({r['published_switches']}, {r.get('published_diameter')})")
+               else f"{r['published_haspl']:.6f} ({r['published_switches']}, {r['published_diameter']})")
         rows.append([f"({r['hosts']},{r['radix']})", _f(r["haspl"]), r["diameter"], r["switches"], r["method"], pub,
                      _f(r["theorem2_bound"]), "-" if r["gap_pct"] is None else f"{r['gap_pct']:+.2f}",
                      f"{r['seconds']:.0f}"])

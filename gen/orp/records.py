@@ -5,15 +5,17 @@
     (13, (2.87844488189, 8, 3))
 
 ``INSTANCES`` are the 13 (n, r) pairs featured by the 2021 competition's
-host-switch category.  ``PUBLISHED[(n, r)] = (h-ASPL, switches, host diameter)``
-is the best 2021 solution file held in ``tests/data/graphgolf/`` (scored
-independently there; best as Graph Golf ranks, host diameter first); for the other six pairs no published graph was found, and the table
-says so (``None``).  :func:`search_instance` runs :func:`permnet.gen.orp.sweep.sweep`
+host-switch category.  ``PUBLISHED[(n, r)] = (h-ASPL, switches, host
+diameter)`` is the best 2021 solution file held in ``tests/data/graphgolf/``
+(scored independently there; best as Graph Golf ranks, host diameter first);
+for the other six pairs no published graph was found, and the table says so
+(``None``).  :func:`search_instance` runs :func:`permnet.gen.orp.sweep.sweep`
 on one pair, ranking as Graph Golf does (host diameter first), and returns the
 graph found with its row: h-ASPL and switches found, the published graph, the
 Theorem 2 bound and the gap to the published h-ASPL in percent (negative:
-better; compare the host diameters too, which Graph Golf ranks first).  Writing each graph as a Graph Golf file (``h{n}r{r}.edges``, scored
-by ``permnet orp eval``) is :func:`permnet.graphgolf.run_records`.
+better; compare the host diameters too, which Graph Golf ranks first).
+Writing each graph as a Graph Golf file (``h{n}r{r}.edges``, scored by
+``permnet orp eval``) is :func:`permnet.graphgolf.run_records`.
 """
 
 from __future__ import annotations
