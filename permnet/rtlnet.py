@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits
 
-__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "NetworkPlan", "plan", "network", "router_for"]
+__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "NetworkPlan", "plan", "network", "router_for"]
 
 MAX_NODES = 64          # the RTL network is for small networks
 MAX_FLIT_WIDTH = 1024   # payload bits per flit
+ROUTER_CHOICES = ("auto", "nexthop", "table")   # auto, then :data:`permnet.hdl.network.ROUTERS`
 
 
 @dataclass
@@ -70,7 +71,7 @@ def router_for(table, router: str = "auto") -> str:
     """The RTL router for a route table: ``nexthop`` (the divider-free unit) where the table is
     Melhem's routing of LDI(M, S) with M = S^(h-1) G, else ``table``; ``router`` forces one."""
     melhem = table.method == "ldi-melhem"
-    require(router in ("auto", "nexthop", "table"), f"unknown router {router!r} (auto, nexthop, table)")
+    require(router in ROUTER_CHOICES, f"unknown router {router!r} ({', '.join(ROUTER_CHOICES)})")
     require(router != "nexthop" or melhem,
             "--router nexthop needs LDI(M,S) with M = S^(h-1)*G (Melhem's routing); use --router table")
     return ("nexthop" if melhem else "table") if router == "auto" else router

@@ -14,6 +14,7 @@ import click
 
 from permnet.cli.common import ints, ldi_options
 from permnet.gen.errors import PermnetError, require
+from permnet.rtlnet import ROUTER_CHOICES
 
 
 def nexthop_options(f):
@@ -138,7 +139,7 @@ def network_options(f):
     f = click.option("--trace", type=click.Path(dir_okay=False), default=None,
                      help="'cycle src dst size' lines for the generators instead (one per node per cycle)")(f)
     f = click.option("--switching", type=click.Choice(["vct", "wormhole"]), default="vct", show_default=True)(f)
-    f = click.option("--router", type=click.Choice(["auto", "nexthop", "table"]), default="auto", show_default=True,
+    f = click.option("--router", type=click.Choice(ROUTER_CHOICES), default="auto", show_default=True,
                      help="route with the divider-free next-hop unit (LDI with M = S^(h-1) G; auto picks it there) "
                           "or with per-node route tables")(f)
     f = click.option("--flit-width", type=int, default=0, show_default=True,

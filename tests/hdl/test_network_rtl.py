@@ -234,9 +234,11 @@ def test_full_route_rom_still_matches_the_simulator(monkeypatch):
     assert got == want and error == 0
 
 
-def _hops_of_units(M, S, s, d):
-    """(node, link) of every hop from s to d, by iterating the combinational next-hop unit
-    itself (the network's routers use it with pipeline 0) until the network's arrival rule holds."""
+@pytest.mark.parametrize("M,S", [(8, 2), (16, 4)])
+def test_combinational_unit_walks_the_route_table(M, S):
+    """The unit (pipeline 0, as in the network's routers) plus the link-to-plane map and the
+    arrival rule, walked hop by hop from the distinct pairs of 40 random draws, give the simulator's route table:
+    the same planes at every hop, arrival at dst."""
     from permnet.hdl.nexthop import LdiNextHop
     from permnet.sim.testbench import run_nexthop
 
@@ -244,34 +246,29 @@ def _hops_of_units(M, S, s, d):
     dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), [(0, 0, 1, 1)], vcs=t.max_hops,
                      router="nexthop")
     unit = LdiNextHop(M, S, pipeline=0, shortcut=True)
-    out, u = [], s
+    pairs = sorted({tuple(p) for p in np.random.default_rng(M).integers(0, M, (40, 2)).tolist()})
+    at = {p: p[0] for p in pairs}                  # the node each walk has reached
+    planes, nodes = {p: [] for p in pairs}, {p: [] for p in pairs}
+    live = pairs
     for k in range(dut.unit_spec.h + 1):
-        if dut.arrives(u, d, k):
-            return out, u
-        [(link, nxt)] = run_nexthop(unit, [(u, d, k)], 0)
-        out.append((u, dut.link_plane[u][link]))
-        u = nxt
-    raise AssertionError(f"{s} -> {d} did not arrive")
-
-
-@pytest.mark.parametrize("M,S", [(8, 2), (16, 4)])
-def test_combinational_unit_walks_the_route_table(M, S):
-    """The unit (pipeline 0) plus the link-to-plane map and the arrival rule, walked from every
-    source, give the simulator's route table: the same planes at every hop, arrival at dst."""
-    t = tables.network("ldi", M, S).table
-    rng = np.random.default_rng(M)
-    for s, d in rng.integers(0, M, (40, 2)).tolist():
-        hops, end = _hops_of_units(M, S, s, d)
-        assert end == d
-        assert [y for _, y in hops] == t.hops[s][d][: t.length[s][d]].tolist()
-        assert [u for u, _ in hops] == [u for u, _ in _walk(t, s, d)][:-1]
+        live = [p for p in live if not dut.arrives(at[p], p[1], k)]
+        for p, (link, nxt) in zip(live, run_nexthop(unit, [(at[p], p[1], k) for p in live], 0)):
+            planes[p].append(dut.link_plane[at[p]][link])
+            nodes[p].append(at[p])
+            at[p] = nxt
+    assert not live                                          # every walk arrived within h hops
+    for s, d in pairs:
+        assert at[s, d] == d
+        assert planes[s, d] == t.hops[s][d][: t.length[s][d]].tolist()
+        assert nodes[s, d] == [u for u, _ in _walk(t, s, d)][:-1]
 
 
 def test_nexthop_router_refuses_a_table_that_is_not_melhems(monkeypatch):
     """LDI(8,2)'s shortest routes are not Melhem's (h hops): the unit router is refused, and the
     arrival rule matters (with 'dst == node' alone, routes that pass through dst would end there)."""
     from permnet.gen.errors import PermnetError
-    from permnet.rtlnet import router_for
+    from permnet.hdl.network import ROUTERS
+    from permnet.rtlnet import ROUTER_CHOICES, router_for
 
     t = tables.network("ldi", 8, 2, "shortest").table
     args = (t.planes.tolist(), t.length.tolist(), t.hops.tolist(), [(0, 0, 1, 1)])
@@ -280,6 +277,7 @@ def test_nexthop_router_refuses_a_table_that_is_not_melhems(monkeypatch):
     with pytest.raises(PermnetError, match="needs LDI"):
         router_for(t, "nexthop")
     assert router_for(t) == "table" and router_for(tables.network("ldi", 8, 2).table) == "nexthop"
+    assert ROUTER_CHOICES == ("auto", *ROUTERS)                  # the CLI's choices are the RTL's, and auto
     m = tables.network("ldi", 8, 2).table
     margs = (m.planes.tolist(), m.length.tolist(), m.hops.tolist(), [(0, 0, 1, 1)])
     NetworkRTL(*margs, vcs=m.max_hops, router="nexthop")
