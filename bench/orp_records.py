@@ -1,14 +1,18 @@
 """Graph Golf 2021 order/radix instances: our search against the published graphs (``make bench-records``).
 
     python bench/orp_records.py --seconds 600 --workers 2 -o bench/records
+    python bench/orp_records.py --seconds 600 --only 80:6,432:12 --update -o bench/records
 
 Writes ``records.md`` (table), ``records.json`` and one Graph Golf file per
 instance (``h{n}r{r}.edges``, scored by ``permnet orp eval``) in the folder.
+``--update`` keeps the rows of the instances not run from the folder's
+``records.json``; every row records its own wall-time budget.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -29,6 +33,7 @@ def main(argv=None):
     ap.add_argument("--sweep", type=int, default=8, help="switch counts tried per instance")
     ap.add_argument("--scheduler", default=None, help="Dask scheduler address")
     ap.add_argument("--only", default=None, help="comma-separated n:r pairs (default: all 13)")
+    ap.add_argument("--update", action="store_true", help="keep the other instances' rows of records.json")
     ap.add_argument("-o", default=str(HERE / "records"))
     args = ap.parse_args(argv)
     inst = INSTANCES if not args.only else [tuple(map(int, p.split(":"))) for p in args.only.split(",")]
@@ -36,8 +41,18 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     rows = run_records(args.seconds, out, instances=inst, workers=args.workers, sweep_k=args.sweep,
                        scheduler=args.scheduler, progress=lambda row: print(row.as_dict(), flush=True))
-    meta = {"seconds_per_instance": args.seconds, "workers": args.workers, "sweep": args.sweep,
-            "rows": [r.as_dict() for r in rows]}
+    new = [r.as_dict() | {"budget_seconds": args.seconds} for r in rows]
+    saved = out / "records.json"
+    if args.update and saved.exists():
+        old = json.loads(saved.read_text())
+        run = {(r["hosts"], r["radix"]) for r in new}
+        kept = [{"budget_seconds": old["seconds_per_instance"]} | r for r in old["rows"]
+                if (r["hosts"], r["radix"]) not in run]
+        order = {p: i for i, p in enumerate(INSTANCES)}
+        new = sorted(kept + new, key=lambda r: order.get((r["hosts"], r["radix"]), len(order)))
+    budgets = sorted({r["budget_seconds"] for r in new})
+    meta = {"seconds_per_instance": budgets[0] if len(budgets) == 1 else None, "workers": args.workers,
+            "sweep": args.sweep, "rows": new}
     atomic_write(out / "records.json", dumps_json(meta))
     title, headers, trows = records_table(meta)
     from permnet.fileio import markdown_table

@@ -21,15 +21,23 @@ count is searched too:
    budget; phase 2 continues the best graph found, from ``restarts`` seeds at
    a tenth of the start temperature, with the rest.  The swing move
    (Figs. 3-4) moves hosts between switches, so host distributions are free.
-   When a polarity graph holds the hosts (:mod:`permnet.gen.orp.polarity`,
-   q^2 + q + 1 switches of diameter 2), the one with the switch count
-   nearest m_opt is one more phase-1 candidate, annealed from that start
-   graph instead of a random one.  So are the relay graphs of
-   :mod:`permnet.gen.orp.relay` (hosts packed on fewer edge switches, the
-   other switches host-less relays; :func:`relay_candidates`), annealed with
-   the swap move so that their host counts stay; their phase-1 results are
-   ``by_relay`` (``"h<hosts per edge switch>m<switches>"``: h-ASPL).  Phase
-   2 continues the best graph with the move it was annealed with.
+   Structured start graphs are more phase-1 candidates, annealed from that
+   graph instead of a random one; their phase-1 results are ``by_start``
+   (label: h-ASPL):
+
+   * ``"polarity q<q>"``: when a polarity graph holds the hosts
+     (:mod:`permnet.gen.orp.polarity`, q^2 + q + 1 switches of diameter 2),
+     the one with the switch count nearest m_opt;
+   * ``"relay h<h>m<m>"``: the relay graphs of :mod:`permnet.gen.orp.relay`
+     (h hosts on each edge switch, the other switches of m host-less relays;
+     :func:`relay_candidates`), annealed with the swap move so that their
+     host counts stay;
+   * ``"lift h<h>m<m>"``: the best cyclic lift of :mod:`permnet.gen.orp.lift`
+     (a regular switch graph of small diameter, searched in the job itself
+     with :data:`LIFT_SHARE` of its budget; :func:`lift_candidates`), the
+     hosts spread evenly.
+
+   Phase 2 continues the best graph with the move it was annealed with.
 3. Without a sweep: ``restarts`` independent anneals at one m (m_opt or the
    given one), the best wins.
 
@@ -57,11 +65,13 @@ from permnet.gen.orp.anneal import AUTO_T0_SCALE, SearchResult, anneal, fits
 from permnet.gen.orp.bounds import m_opt
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, parse_edges
 from permnet.gen.orp.polarity import polarity_order_near, polarity_start
+from permnet.gen.orp.lift import TRIES_PER_EVALUATION, lift_candidates, lift_start
 from permnet.gen.orp.relay import relay_candidates, relay_start
 
 __all__ = ["candidate_switch_counts", "sweep", "SweepResult", "run_jobs"]
 
 PHASE1_SHARE = 0.4
+LIFT_SHARE = 0.5  # of a lift candidate's job: the lift search; the anneal from it gets the rest
 COST_CAP = 3e9  # m^2 r: above this one evaluation takes about a second; such m are not swept
 
 
@@ -98,10 +108,18 @@ def candidate_switch_counts(n: int, r: int, k: int) -> list[int]:
 
 
 def _job(args):
-    """One anneal (module level so that processes and Dask can pickle it)."""
+    """One anneal (module level so that processes and Dask can pickle it).
+    The start is None (random), a graph as edges text, or ``("lift", m)``: a
+    lift searched here with :data:`LIFT_SHARE` of the job's budget."""
     n, r, m, seconds, evaluations, seed, mode, start_text, t0, objective, t0_scale = args
-    start = parse_edges(start_text, "start") if start_text else None
     try:
+        if isinstance(start_text, tuple):
+            t = time.perf_counter()
+            start = lift_start(n, r, start_text[1], seed, seconds=LIFT_SHARE * seconds if seconds else None,
+                               tries=evaluations * TRIES_PER_EVALUATION if evaluations else None)
+            seconds = max(seconds - (time.perf_counter() - t), 1e-3) if seconds else None
+        else:
+            start = parse_edges(start_text, "start") if start_text else None
         res = anneal(n, r, m=None if start else m, seconds=seconds, evaluations=evaluations, seed=seed,
                      mode=mode, start=start, t0=t0, objective=objective, t0_scale=t0_scale)
     except PermnetError as exc:  # this m cannot hold the hosts: reported, not fatal
@@ -134,14 +152,14 @@ class SweepResult:
     result: SearchResult
     method: str  # "clique", "anneal" or "sweep"
     by_switches: dict = field(default_factory=dict)  # m -> best h-ASPL of phase 1 (or an error)
-    by_relay: dict = field(default_factory=dict)  # "h7m112" -> best h-ASPL of phase 1 (relay candidates)
+    by_start: dict = field(default_factory=dict)  # "relay h7m112" -> best h-ASPL of phase 1 (structured starts)
 
     def as_dict(self, lower_bound: float | None = None) -> dict:
         d = self.result.as_dict(lower_bound) | {"method": self.method}
         if self.by_switches:
             d["by_switches"] = {str(m): v for m, v in sorted(self.by_switches.items())}
-        if self.by_relay:
-            d["by_relay"] = dict(self.by_relay)
+        if self.by_start:
+            d["by_start"] = dict(self.by_start)
         return d
 
 
@@ -193,24 +211,27 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
         g = parse_edges(best["edges"])
         return SweepResult(SearchResult(g, g.haspl(), g.diameter(), sum(o.get("evaluations", 0) for o in outs),
                                         time.perf_counter() - t_begin, best["seed"]), "anneal")
-    # phase 1: every candidate m, `restarts` seeds each; the polarity start graph and the relay graphs
-    # as more candidates: (m, start graph builder, relay label, move)
-    q = polarity_order_near(n, r, m_opt(n, r)) if m is None else None
-    cands = [(mm, None, None, mode) for mm in ms]
-    if q is not None:
-        cands.append((q * q + q + 1, lambda i, q=q: polarity_start(n, r, q, seed + i), None, mode))
+    # phase 1: every candidate m, `restarts` seeds each, from random graphs; then the structured starts
+    # (polarity, relay and lift graphs) as more candidates: (m, start of seed i, label, move)
+    cands = [(mm, lambda i: None, None, mode) for mm in ms]
     if m is None:
-        cands += [(mm, lambda i, h=h, mm=mm: relay_start(n, r, h, mm, seed + i), f"h{h}m{mm}", "swap")
+        q = polarity_order_near(n, r, m_opt(n, r))
+        if q is not None:
+            cands.append((q * q + q + 1, lambda i, q=q: polarity_start(n, r, q, seed + i).to_edges_text(),
+                          f"polarity q{q}", mode))
+        cands += [(mm, lambda i, h=h, mm=mm: relay_start(n, r, h, mm, seed + i).to_edges_text(),
+                   f"relay h{h}m{mm}", "swap")
                   for h, mm in relay_candidates(n, r) if _affordable(mm, r, m_opt(n, r))]
+        cands += [(mm, lambda i, mm=mm: ("lift", mm), f"lift h{h}m{mm}", mode) for h, mm in lift_candidates(n, r)]
     n_jobs = len(cands) * restarts
     per = PHASE1_SHARE * seconds * min(workers, n_jobs) / n_jobs if seconds else None
-    jobs = [(n, r, mm, per, evaluations, seed + i, md, build(i).to_edges_text() if build else None, t0, objective,
-             AUTO_T0_SCALE) for mm, build, _, md in cands for i in range(restarts)]
+    jobs = [(n, r, mm, per, evaluations, seed + i, md, start(i), t0, objective, AUTO_T0_SCALE)
+            for mm, start, _, md in cands for i in range(restarts)]
     outs = run_jobs(jobs, workers, scheduler)
     by_m: dict = {}
-    by_relay: dict = {}
+    by_start: dict = {}
     for (mm, _, label, _), o in zip([c for c in cands for _ in range(restarts)], outs):
-        table, key = (by_relay, label) if label is not None else (by_m, o["m"])
+        table, key = (by_start, label) if label is not None else (by_m, o["m"])
         if "edges" in o:
             prev = table.get(key, math.inf)
             table[key] = min(prev if isinstance(prev, float) else math.inf, o["haspl"])
@@ -232,4 +253,4 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
         outs += outs2
     g = parse_edges(best["edges"])
     return SweepResult(SearchResult(g, g.haspl(), g.diameter(), sum(o.get("evaluations", 0) for o in outs),
-                                    time.perf_counter() - t_begin, best["seed"]), "sweep", by_m, by_relay)
+                                    time.perf_counter() - t_begin, best["seed"]), "sweep", by_m, by_start)
