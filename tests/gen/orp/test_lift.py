@@ -1,5 +1,6 @@
 """Cyclic-lift start graphs: the lift's score against networkx, the (80, 6) record layout, the sweep candidate."""
 
+import json
 import math
 
 import networkx as nx
@@ -12,6 +13,8 @@ from permnet.gen.orp.lift import (LIFT_MAX_SWITCHES, _lift_key, base_orders, lif
                                   lift_search, lift_start)
 from permnet.gen.orp.records import INSTANCES, PUBLISHED
 from permnet.gen.orp.sweep import sweep
+from permnet.graphgolf import read_edges
+from cli_runner import run
 from search_helpers import host_switch_stats
 
 
@@ -96,13 +99,15 @@ def test_lift_bad_input_is_one_error():
     assert base_orders(15, 3) == [] and lift_search(15, 3, tries=100) is None   # odd k needs an even b | m
 
 
-def test_sweep_anneals_the_lift_candidate_and_reaches_the_published_80_6_graph():
+def test_sweep_anneals_the_lift_candidate_and_reaches_the_published_80_6_graph(tmp_path):
+    # the README's example: the library on one worker, the CLI on two, the same graph
     a = sweep(80, 6, sweep=3, evaluations=10_000, seed=1, workers=1, restarts=2, objective="golf")
-    b = sweep(80, 6, sweep=3, evaluations=10_000, seed=1, workers=2, restarts=2, objective="golf")
-    assert a.result.graph.to_edges_text() == b.result.graph.to_edges_text()
-    assert isinstance(a.by_start["lift h2m40"], float)
-    g = a.result.graph
+    out = json.loads(run("orp", "search", "-n", 80, "-r", 6, "--sweep", 3, "--evals", 10_000, "--seed", 1,
+                         "--objective", "golf", "--workers", 2, "-o", tmp_path / "h80.edges", "--json").stdout)
+    g = read_edges(tmp_path / "h80.edges")
+    assert g.to_edges_text() == a.result.graph.to_edges_text()
+    assert out["by_start"] == a.by_start and isinstance(a.by_start["lift h2m40"], float)
     aspl, diam = host_switch_stats(g)
-    assert aspl == pytest.approx(a.result.haspl) and diam == a.result.diameter == 5
+    assert aspl == pytest.approx(out["haspl"]) and diam == out["diameter"] == 5
     assert aspl <= PUBLISHED[(80, 6)][0] + 1e-9
     assert g.degrees().max() <= 6 and g.counts().sum() == 80
