@@ -26,29 +26,30 @@ c = m / b >= 3, b k even), in turn: a random k-regular base multigraph
 :data:`CLIMB` moves, kept when the key (diameter, pairs at the diameter,
 distance sum) does not grow: with probability :data:`BASE_SWAP` two base
 edges u-v, x-y exchange their ends (u-y, x-v, voltages kept; the base stays
-k-regular), otherwise one voltage is redrawn.  Both kinds matter: on
-(40 switches, degree 4), voltage moves alone reached diameter 3 in 4 of 6
-ten-second runs with b = 8 and never with b = 4, 5 or 10; with base moves
-too, all base orders in turn, every one of 8 runs did, in 0.3-7.4 s
-(median 2.7 s).  A lift with
-a self-loop (a loop of voltage 0) or a repeated edge (a loop of voltage
-c/2, or two parallel base edges of one voltage) is not simple and is
-discarded.  The best lift by (diameter, distance sum) is kept.
+k-regular), otherwise one voltage is redrawn.  A lift with a self-loop (a
+loop of voltage 0) or a repeated edge (a loop of voltage c/2, or two
+parallel base edges of one voltage) is not simple and is discarded.  The
+best lift by (diameter, distance sum) is kept.  Both kinds of move matter:
+on 40 vertices of degree 4, voltage moves alone reached diameter 3 in 4 of
+6 ten-second runs with b = 8 and in none with b = 4, 5 or 10; with base
+moves too, all base orders in turn, all 8 runs did, in 0.3-7.4 s (median
+2.7 s).
 
 Why it matters for (80, 6): Graph Golf ranks by host diameter first.  40
 switches of 2 hosts leave 4 ports each, and host diameter 5 needs a
 4-regular switch graph of diameter 3 on 40 vertices; the largest known has
 41 (Allwright), and random graphs annealed for minutes keep a few pairs at
-distance 4.  The lift search finds one in seconds (a Z_5 lift of an
-8-vertex base).  Its distance sum is also the least possible: a vertex of
-degree 4 has at most 4 vertices at distance 1 and 4 * 3 = 12 at distance
-2, so with diameter 3 its distances to the other 39 add up to at least
-4 + 2 * 12 + 3 * 23 = 97, and the lift meets that at every vertex.  Hence
-h-ASPL (40 * 2 + 4 * (40 * 97 / 2 + 2 * 780)) / C(80, 2) = 4.455696 is the
-least over all graphs of 40 switches with 2 hosts each, and equals the
-published graph's.  Abelian lifts do not scale: for 1024 switches of degree
-9 the search stays at switch ASPL 3.39 (the published graph: 3.09), so
-only switch counts up to :data:`LIFT_MAX_SWITCHES` are candidates.
+distance 4.  The lift search finds one in seconds.  Its distance sum is
+also the least possible: a vertex of degree at most 4 has at most 4
+vertices at distance 1 and 4 * 3 = 12 at distance 2, so its distances to
+the other 39 add up to at least 4 + 2 * 12 + 3 * 23 = 97, and the lift
+meets that at every vertex.  Hence h-ASPL
+(40 * 2 + 4 * (40 * 97 / 2 + 2 * 780)) / C(80, 2) = 4.455696 is the least
+over all graphs of 40 switches with 2 hosts each, and equals the published
+graph's.  Abelian lifts do not scale: for 1024 switches of degree 9, 60 s
+of search (voltage moves only) stayed at switch ASPL 3.39 (the published
+graph: 3.09), so only switch counts up to :data:`LIFT_MAX_SWITCHES` are
+candidates.
 
 Candidates (:func:`lift_candidates`): switch counts m = ceil(n / h) (h
 hosts per switch, spread evenly) between 0.8 and 1.3 m_opt and at most
