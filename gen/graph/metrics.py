@@ -24,7 +24,7 @@ from numba import njit, prange
 from numba.core import types
 from numba.extending import intrinsic
 
-__all__ = ["Digraph", "DistanceStats", "distance_stats", "expand_frontier"]
+__all__ = ["Digraph", "DistanceStats", "distance_stats", "expand_frontier", "one_source_bfs"]
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,35 @@ def _bfs_batches(n, indptr, indices, rptr, rind, first, nbat, ecc, reached):
                     if (w >> np.uint64(j)) & np.uint64(1):
                         reached[s0 + j] += 1
     return hist
+
+
+@njit(cache=True)
+def one_source_bfs(succ, src):
+    """Breadth-first search from ``src`` over a successor table ``succ``
+    (shape (d, n): ``succ[p, u]`` is u's p-th successor).  Returns (sum of
+    the distances to the nodes reached, eccentricity, nodes at that
+    distance, nodes reached)."""
+    d, n = succ.shape
+    dist = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    dist[src] = 0
+    queue[0] = src
+    head, tail = 0, 1
+    total, ecc, at = 0, 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for p in range(d):
+            v = succ[p, u]
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                total += dist[v]
+                if dist[v] > ecc:      # BFS order: distances never decrease
+                    ecc, at = dist[v], 0
+                at += 1
+                queue[tail] = v
+                tail += 1
+    return total, ecc, at, tail
 
 
 @njit(cache=True)

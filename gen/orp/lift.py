@@ -69,6 +69,7 @@ import numpy as np
 from numba import njit
 
 from permnet.gen.errors import require
+from permnet.gen.graph.metrics import one_source_bfs
 from permnet.gen.orp.bounds import m_opt
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, pair_free_ports
 
@@ -89,7 +90,7 @@ def _lift_key(b, c, k, bu, bv, volt):
     lift; distances over ordered pairs, from the b vertices (u, 0) times c;
     diameter 2^30 when the lift is disconnected."""
     m = b * c
-    nb = np.empty((m, k), np.int64)
+    succ = np.empty((k, m), np.int64)    # succ[p, x]: the p-th neighbour of vertex x
     fill = np.zeros(m, np.int64)
     for j in range(bu.shape[0]):
         u, v, s = bu[j], bv[j], volt[j]
@@ -98,43 +99,26 @@ def _lift_key(b, c, k, bu, bv, volt):
             y = v * c + (i + s) % c
             if x == y:
                 return False, 0, 0, 0
-            nb[x, fill[x]] = y
+            succ[fill[x], x] = y
             fill[x] += 1
-            nb[y, fill[y]] = x
+            succ[fill[y], y] = x
             fill[y] += 1
     for u in range(b):           # a repeated neighbour in one fibre repeats in all of them
         x = u * c
         for p in range(k):
             for q in range(p):
-                if nb[x, p] == nb[x, q]:
+                if succ[p, x] == succ[q, x]:
                     return False, 0, 0, 0
-    dist = np.empty(m, np.int64)
-    queue = np.empty(m, np.int64)
     diam, at, total = 0, 0, 0
     for u in range(b):
-        dist[:] = -1
-        s = u * c
-        dist[s] = 0
-        queue[0] = s
-        head, tail = 0, 1
-        while head < tail:
-            x = queue[head]
-            head += 1
-            for p in range(k):
-                y = nb[x, p]
-                if dist[y] < 0:
-                    dist[y] = dist[x] + 1
-                    queue[tail] = y
-                    tail += 1
-        if tail < m:
+        t, ecc, n_ecc, reached = one_source_bfs(succ, u * c)
+        if reached < m:
             return True, 1 << 30, 0, 0
-        for y in range(m):
-            d = dist[y]
-            total += d
-            if d > diam:
-                diam, at = d, 0
-            if d == diam:
-                at += 1
+        total += t
+        if ecc > diam:
+            diam, at = ecc, 0
+        if ecc == diam:
+            at += n_ecc
     return True, diam, at * c, total * c
 
 

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from permnet.gen.errors import require
-from permnet.gen.graph.metrics import _popcount
+from permnet.gen.graph.metrics import _popcount, one_source_bfs
 from permnet.gen.planes.decompose import is_permutation, ldi_planes
 from permnet.gen.topologies import ldi
 
@@ -108,31 +108,6 @@ def _all_pairs(inv):
             if seen[v] != full:
                 ok = False
     return total, diam, ok
-
-
-@njit(cache=True)
-def _one_source(succ, src):
-    """(sum of distances from src, eccentricity, nodes reached); succ (S, M)."""
-    S, M = succ.shape
-    dist = np.full(M, -1, np.int64)
-    queue = np.empty(M, np.int64)
-    dist[src] = 0
-    queue[0] = src
-    head, tail = 0, 1
-    total = 0
-    ecc = 0
-    while head < tail:
-        u = queue[head]
-        head += 1
-        for p in range(S):
-            v = succ[p, u]
-            if dist[v] < 0:
-                dist[v] = dist[u] + 1
-                total += dist[v]
-                ecc = dist[v]
-                queue[tail] = v
-                tail += 1
-    return total, ecc, tail
 
 
 def union_total_hops(planes: np.ndarray) -> tuple[int, int, bool]:
@@ -233,14 +208,14 @@ def optimize_mixed(M: int, S: int, user: list[tuple[str, np.ndarray]] | list[np.
         a, b = grp
         gens = [int(rng.integers(1, M)) for _ in range(S - K)]
         cay = np.concatenate([fixed, np.array([_translation(M, a, b, g) for g in gens])])
-        t, e, reached = _one_source(cay, 0)
+        t, e, _, reached = one_source_bfs(cay, 0)
         c_cur = t * M if reached == M else math.inf
         while not out_of_budget(PHASE1_SHARE):
             q = int(rng.integers(S - K))
             old = gens[q]
             gens[q] = int(rng.integers(1, M))
             cay[K + q] = _translation(M, a, b, gens[q])
-            t, e, reached = _one_source(cay, 0)
+            t, e, _, reached = one_source_bfs(cay, 0)
             evals += 1
             c_new = t * M if reached == M else math.inf
             if c_new <= c_cur:

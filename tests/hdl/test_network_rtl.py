@@ -191,7 +191,6 @@ def _walk(t, s, d):
 @pytest.mark.parametrize("topo,M,S,routing,fields", [("ldi", 9, 3, "family", ("dst",)),
                                                      ("ldi", 8, 2, "family", ("hop", "dst")),
                                                      ("debruijn", 8, 2, "shortest", ("dst",))])
-@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")  # built for its route keys, not elaborated
 def test_node_route_tables_agree_with_every_route(topo, M, S, routing, fields):
     """Each node's reduced route table gives every head that can reach it the route table's decision."""
     t = tables.network(topo, M, S, routing).table
