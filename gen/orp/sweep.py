@@ -109,13 +109,13 @@ def candidate_switch_counts(n: int, r: int, k: int) -> list[int]:
 
 def _job(args):
     """One anneal (module level so that processes and Dask can pickle it).
-    The start is None (random), a graph as edges text, or ``("lift", m)``: a
-    lift searched here with :data:`LIFT_SHARE` of the job's budget."""
+    The start is None (random), a graph as edges text, or ``"lift"``: a lift
+    on the job's m switches, searched here with :data:`LIFT_SHARE` of the job's budget."""
     n, r, m, seconds, evaluations, seed, mode, start_text, t0, objective, t0_scale = args
     try:
-        if isinstance(start_text, tuple):
+        if start_text == "lift":
             t = time.perf_counter()
-            start = lift_start(n, r, start_text[1], seed, seconds=LIFT_SHARE * seconds if seconds else None,
+            start = lift_start(n, r, m, seed, seconds=LIFT_SHARE * seconds if seconds else None,
                                tries=evaluations * TRIES_PER_EVALUATION if evaluations else None)
             seconds = max(seconds - (time.perf_counter() - t), 1e-3) if seconds else None
         else:
@@ -222,7 +222,7 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
         cands += [(mm, lambda i, h=h, mm=mm: relay_start(n, r, h, mm, seed + i).to_edges_text(),
                    f"relay h{h}m{mm}", "swap")
                   for h, mm in relay_candidates(n, r) if _affordable(mm, r, m_opt(n, r))]
-        cands += [(mm, lambda i, mm=mm: ("lift", mm), f"lift h{h}m{mm}", mode) for h, mm in lift_candidates(n, r)]
+        cands += [(mm, lambda i: "lift", f"lift h{h}m{mm}", mode) for h, mm in lift_candidates(n, r)]
     n_jobs = len(cands) * restarts
     per = PHASE1_SHARE * seconds * min(workers, n_jobs) / n_jobs if seconds else None
     jobs = [(n, r, mm, per, evaluations, seed + i, md, start(i), t0, objective, AUTO_T0_SCALE)
