@@ -37,7 +37,8 @@ import numpy as np
 from numba import njit
 
 from permnet.gen.errors import require
-from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, pair_free_ports, weighted_distance_sum
+from permnet.gen.orp.hostswitch import (HostSwitchGraph, check_order_radix, even_host_counts, pair_free_ports,
+                                        weighted_distance_sum)
 from permnet.gen.orp.bounds import m_opt
 
 __all__ = ["fits", "initial_graph", "auto_t0", "anneal", "SearchResult", "search"]
@@ -76,8 +77,7 @@ def initial_graph(n: int, m: int, r: int, seed: int = 0) -> HostSwitchGraph:
     require(fits(n, m, r), f"{n} hosts on {m} switches of radix {r}: no connected start graph "
                            f"(each switch needs 2 ports for other switches, or 1 at the ends of a path)")
     rng = np.random.default_rng(seed)
-    counts = np.full(m, n // m, dtype=np.int64)
-    counts[: n % m] += 1
+    counts = even_host_counts(n, m)
     if m == 1:
         return HostSwitchGraph.from_counts(n, r, counts, [])
     if m == 2:

@@ -30,7 +30,7 @@ from numba import njit
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.graph.metrics import _popcount, expand_frontier
 
-__all__ = ["HostSwitchGraph", "pair_free_ports", "HostSwitchSummary", "weighted_distance_sum", "parse_edges"]
+__all__ = ["HostSwitchGraph", "even_host_counts", "pair_free_ports", "HostSwitchSummary", "weighted_distance_sum", "parse_edges"]
 
 @njit(cache=True)
 def _csr(m, eu, ev):
@@ -251,6 +251,14 @@ class HostSwitchGraph:
         for a, b in sorted(tuple(sorted(e)) for e in self.edges.tolist()):
             lines.append(f"{self.n + a} {self.n + b}")
         return "\n".join(lines) + "\n"
+
+
+def even_host_counts(n: int, m: int) -> np.ndarray:
+    """n hosts spread evenly over m switches: n // m each, one more on the
+    first n % m (the random start graphs and the lift start graphs)."""
+    counts = np.full(m, n // m, dtype=np.int64)
+    counts[: n % m] += 1
+    return counts
 
 
 def pair_free_ports(free, rng) -> list[tuple[int, int]]:

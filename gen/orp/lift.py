@@ -71,7 +71,7 @@ from numba import njit
 from permnet.gen.errors import require
 from permnet.gen.graph.metrics import one_source_bfs
 from permnet.gen.orp.bounds import m_opt
-from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, pair_free_ports
+from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, even_host_counts, pair_free_ports
 
 __all__ = ["LiftResult", "base_orders", "lift_edges", "lift_search", "lift_candidates", "lift_start"]
 
@@ -218,8 +218,7 @@ def lift_start(n: int, r: int, m: int, seed: int = 0, *, seconds: float | None =
     require(m >= 4 and k >= 3, f"{n} hosts on {m} switches of radix {r}: a lift needs degree >= 3, got {k}")
     res = lift_search(m, k, seconds=seconds, tries=tries, seed=seed)
     require(res is not None, f"no connected {k}-regular lift on {m} switches was found")
-    counts = np.full(m, n // m, np.int64)
-    counts[: n % m] += 1
+    counts = even_host_counts(n, m)
     extra = pair_free_ports(r - k - counts, np.random.default_rng(seed))
     edges = np.concatenate([res.edges, np.array(extra, np.int64).reshape(-1, 2)])
     return HostSwitchGraph.from_counts(n, r, counts, edges)
