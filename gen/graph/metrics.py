@@ -197,20 +197,22 @@ def one_source_bfs(succ, src):
     dist[src] = 0
     queue[0] = src
     head, tail = 0, 1
-    total, ecc, at = 0, 0, 1
+    total = 0
     while head < tail:
         u = queue[head]
         head += 1
+        du = dist[u] + 1
         for p in range(d):
             v = succ[p, u]
             if dist[v] < 0:
-                dist[v] = dist[u] + 1
-                total += dist[v]
-                if dist[v] > ecc:      # BFS order: distances never decrease
-                    ecc, at = dist[v], 0
-                at += 1
+                dist[v] = du
+                total += du
                 queue[tail] = v
                 tail += 1
+    ecc = dist[queue[tail - 1]]        # BFS order: the queue ends with the farthest nodes
+    at = 0
+    while at < tail and dist[queue[tail - 1 - at]] == ecc:
+        at += 1
     return total, ecc, at, tail
 
 
