@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 __all__ = ["ID", "VERSION", "Register", "BASES", "registers", "addr", "to_markdown", "to_csv",
-           "DESIGN_BITS", "MAX_PORTS"]
+           "DESIGN_BITS", "MAX_PORTS", "LITEX_CONSTANTS", "csv_rows"]
 
 ID = 0x504E484C          # "PNHL"
 VERSION = 0x00010000     # 1.0
@@ -143,16 +143,44 @@ def to_markdown(regs: list[Register]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_csv(regs: list[Register]) -> str:
-    """LiteX ``csr.csv`` style: ``csr_base`` lines per block, then
-    ``csr_register,name,byte address,size in words,access`` lines."""
-    out = ["#--------------------------------------------------------------------------------",
-           "# CSR Location", "#--------------------------------------------------------------------------------"]
-    for block in sorted({r.block for r in regs}, key=lambda b: BASES[b]):
-        out.append(f"csr_base,{block},{BASES[block] * 4:#010x},,")
-    out += ["#--------------------------------------------------------------------------------",
-            "# CSR Registers", "#--------------------------------------------------------------------------------"]
+# the constants LiteX's host tools read (CSRBuilder: config_csr_data_width and
+# config_bus_address_width; the bus address width also sizes litex_server's Etherbone records)
+LITEX_CONSTANTS = {"config_csr_data_width": 32, "config_csr_alignment": 32, "config_bus_data_width": 32,
+                   "config_bus_address_width": 32}
+
+
+def csv_rows(regs: list[Register]) -> list[tuple[str, int, int, str]]:
+    """The ``(name, byte address, words, mode)`` of each LiteX ``csr_register``
+    row: an array gives one row per element (``xbar_rb0``, ``xbar_rb1``, ...),
+    a window one row at its first address (it is one register), so every
+    row is one 32-bit word -- LiteX joins a multi-word register into one
+    integer, and its length fields are one byte.  ``W`` registers are
+    ``rw`` as LiteX writes its write-only CSRs (``litex_cli --regs`` reads
+    every row; ours read as 0, without side effect)."""
+    rows = []
     for r in regs:
         mode = "ro" if r.access == "RO" else "rw"
-        out.append(f"csr_register,{r.block}_{r.name},{r.address * 4:#010x},{r.count},{mode}")
+        name = f"{r.block}_{r.name}"
+        if r.window or r.count == 1:
+            rows.append((name, 4 * r.address, 1, mode))
+        else:
+            rows += [(f"{name}{i}", 4 * (r.address + i), 1, mode) for i in range(r.count)]
+    return rows
+
+
+def to_csv(regs: list[Register]) -> str:
+    """LiteX's ``csr.csv``: ``csr_base,block,byte address,,`` per block,
+    ``csr_register,name,byte address,words,mode`` per register
+    (:func:`csv_rows`), then the ``constant`` rows LiteX's ``RemoteClient``
+    and ``litex_cli`` need (:data:`LITEX_CONSTANTS`) and permnet's
+    identification.  Byte address = 4 x the bridge's word address, as
+    LiteX's ``CommUART`` sends ``address // 4``.  Every line has LiteX's
+    five fields, and there is no blank line (its reader rejects both)."""
+    rule = "#" + "-" * 80
+    out = [rule, "# permnet HIL register map (permnet hil regmap), in LiteX's csr.csv format", rule]
+    for block in sorted({r.block for r in regs}, key=lambda b: BASES[b]):
+        out.append(f"csr_base,{block},0x{BASES[block] * 4:08x},,")
+    out += [f"csr_register,{name},0x{a:08x},{n},{mode}" for name, a, n, mode in csv_rows(regs)]
+    consts = {**LITEX_CONSTANTS, "permnet_hil_id": ID, "permnet_hil_version": VERSION}
+    out += [f"constant,{k},{v},," for k, v in consts.items()]
     return "\n".join(out) + "\n"

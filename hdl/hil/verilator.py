@@ -20,14 +20,19 @@ import time
 from pathlib import Path
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.hil.protocol import IDLE_TIMEOUT_S
 
-__all__ = ["build", "serve", "SimServer", "verilator_path", "FAULT_KINDS", "check_fault", "SIM_IDLE_TIMEOUT"]
+__all__ = ["build", "serve", "SimServer", "verilator_path", "FAULT_KINDS", "check_fault", "SIM_IDLE_TIMEOUT",
+           "IDLE_HZ"]
 
 HERE = Path(__file__).resolve().parent
 CPP = HERE / "sim_main.cpp"
 FLAGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-lint", "--x-initial", "fast"]
 FAULT_KINDS = ("corrupt", "drop", "stall")
-SIM_IDLE_TIMEOUT = 2048   # cycles: the model idles IDLE_TICKS cycles per 2 ms, so ~64 ms of silence
+IDLE_HZ = 32768           # the model's clock while it waits for the host (sim_main.cpp paces it)
+# cycles: 100 ms of silence, LiteX UARTBone's time-out (a host such as litex_server writes a
+# frame in pieces, which may be that far apart)
+SIM_IDLE_TIMEOUT = int(IDLE_HZ * IDLE_TIMEOUT_S)
 
 
 def verilator_path() -> str:
