@@ -37,7 +37,10 @@
 #include <vector>
 
 static const int POLL_MS = 2;
-static const double IDLE_HZ = 32768.0;          // keep in step with verilator.IDLE_HZ
+#ifndef PERMNET_IDLE_HZ
+#error "build with -DPERMNET_IDLE_HZ=<cycles per second> (permnet.hdl.hil.verilator does)"
+#endif
+static const double IDLE_HZ = PERMNET_IDLE_HZ;  // the bridge's time-out is IDLE_HZ / 10 cycles
 static const long long IDLE_MAX_STEP = 8192;    // cycles per catch-up (after a long sleep)
 static const int QUIET_TICKS = 96;    // cycles without traffic before waiting on the socket again
                                       // (> the 64 cycles a 32-word framed write takes to execute)

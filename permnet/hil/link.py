@@ -457,7 +457,7 @@ class Link:
         self.set_reg(prbs, "run", words)
         if inject is not None:
             self.set_reg(prbs, "inject", inject)
-        t_end = time.monotonic() + self.timeout + words / 1e4   # the model idles at ~32k cycles/s
+        t_end = time.monotonic() + self.timeout + words / 1e4   # the model idles at 65536 cycles/s
         while self.reg(prbs, "run"):
             if time.monotonic() > t_end:
                 raise HilTimeout(f"{self.url}: PRBS run of {words} words did not finish")
