@@ -21,9 +21,9 @@ def test_regmap_markdown_and_csv_agree_and_do_not_overlap(tmp_path, capsys):
                  str(tmp_path / "csr.csv")]) == 0
     csv = (tmp_path / "csr.csv").read_text()
     md_regs = {}
-    for m in re.finditer(r"\| `(0x[0-9a-f]+)` \| `(\w+)` \| \w+ \| (\d+)( \(window\))?", md):
+    for m in re.finditer(r"\| `(0x[0-9a-f]+)` \| `(\w+)` \| \w+ \| (\d+)( \((window|array)\))?", md):
         addr, name, count = int(m.group(1), 16), m.group(2), int(m.group(3))
-        if m.group(4) or count == 1:
+        if m.group(5) != "array":
             md_regs[name] = addr
         else:
             md_regs.update({f"{name}{i}": addr + i for i in range(count)})
@@ -37,6 +37,7 @@ def test_regmap_markdown_and_csv_agree_and_do_not_overlap(tmp_path, capsys):
     addrs = sorted(csv_regs.values())
     assert len(set(addrs)) == len(addrs), "registers overlap"
     assert "xbar_rb15" in csv_regs and "xbar_rb16" not in csv_regs and "benes_rb7" in csv_regs
+    assert "benes_chunk0" in csv_regs                     # an array of one element keeps its index
     constants = dict(line.split(",")[1:3] for line in csv.splitlines() if line.startswith("constant,"))
     assert constants["config_csr_data_width"] == "32" and constants["config_bus_address_width"] == "32"
     assert all(len(line.split(",")) == 5 for line in csv.splitlines() if not line.startswith("#"))

@@ -69,6 +69,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _wait_listening(port: int, t_end: float) -> None:
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
+            return
+        except ConnectionRefusedError:
+            assert time.monotonic() < t_end, "litex_server never listened"
+            time.sleep(0.05)
+
+
 @pytest.fixture
 def csr_csv(tmp_path, hil_model_params):
     path = tmp_path / "csr.csv"
@@ -87,7 +97,7 @@ def test_csr_csv_loads_in_litex(csr_csv, hil_model_params):
     regs = HilTop(params.pop("design"), **params).registers()
     seen = 0
     for r in regs:
-        indices = [None] if r.window or r.count == 1 else range(r.count)
+        indices = range(r.count) if r.array else [None]
         for i in indices:
             name = f"{r.block}_{r.name}" + ("" if i is None else str(i))
             reg = getattr(bus.regs, name)
@@ -117,6 +127,7 @@ def litex_server(hil_model):
                 if select.select([proc.stdout], [], [], 0.2)[0]:
                     out += proc.stdout.readline()
             assert "tcp port" in out, f"litex_server did not start: {out!r}"
+            _wait_listening(port, t_end)      # litex_server prints its port before it listens
             yield ident, port
         finally:
             proc.terminate()
