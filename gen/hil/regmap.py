@@ -124,6 +124,7 @@ class Block:
 
 
 BLOCKS: dict[str, Block] = {}
+BASES: dict[str, int] = {}   # block name -> base word address (kept by block())
 
 
 def block(name: str, base: int, description: str = ""):
@@ -135,6 +136,7 @@ def block(name: str, base: int, description: str = ""):
         taken = {b.base: b.name for b in BLOCKS.values()}
         require(base not in taken, f"block {name}: base {base:#x} is taken by {taken.get(base)}")
         BLOCKS[name] = Block(name, base, declare, description)
+        BASES[name] = base
         return declare
     return add
 
@@ -228,8 +230,6 @@ DESIGNS: dict[str, tuple[str, ...]] = {
     "nexthop": ("sys", "nexthop"),
     "all": ("sys", "xbar", "xbar_prbs", "benes", "benes_prbs", "nexthop"),
 }
-
-BASES = {name: b.base for name, b in BLOCKS.items()}
 
 
 def registers(design: str = "all", **params) -> list[Register]:

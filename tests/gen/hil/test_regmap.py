@@ -32,6 +32,7 @@ def test_array_lengths_follow_the_parameters():
 
 def test_declaration_errors(monkeypatch):
     monkeypatch.setattr(R, "BLOCKS", dict(R.BLOCKS))
+    monkeypatch.setattr(R, "BASES", dict(R.BASES))
     with pytest.raises(PermnetError, match="taken by xbar"):
         R.block("other", 0x1000)(lambda: [])
     with pytest.raises(PermnetError, match="multiple of"):
@@ -47,14 +48,15 @@ def test_declaration_errors(monkeypatch):
 
 def test_a_new_block_reaches_the_exported_map(monkeypatch):
     monkeypatch.setattr(R, "BLOCKS", dict(R.BLOCKS))
+    monkeypatch.setattr(R, "BASES", dict(R.BASES))
     monkeypatch.setattr(R, "DESIGNS", {**R.DESIGNS, "probe": ("sys", "probe")})
-    monkeypatch.setitem(R.BASES, "probe", 0x7000)
 
     @R.block("probe", 0x7000, "a test block")
     def _probe(nodes: int = 4):
         return [R.reg("ctrl", 0x000, "RW", "start"), R.reg("count", 0x100, "RO", "per node", count=nodes,
                                                           array=True)]
 
+    assert R.BASES["probe"] == 0x7000
     regs = R.registers("probe", nodes=3, ports=99)                     # ports: not the block's parameter
     assert [(r.block, r.name, r.address) for r in regs if r.block == "probe"] == [
         ("probe", "ctrl", 0x7000), ("probe", "count", 0x7100)]
