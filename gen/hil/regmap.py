@@ -17,7 +17,9 @@ client passes byte address = 4 x word address).  Every register is 32 bits
 wide.  ``RO`` registers ignore writes, ``W`` registers read as 0, ``RW``
 read back what was written; ``window`` registers repeat over ``count``
 consecutive addresses (a burst, fixed or incrementing, lands in the same
-register), ``array`` registers have ``count`` elements (one per port).
+register), ``array`` registers have ``count`` elements (one per port), a
+``memory`` is an array that LiteX sees as a memory region (its base only,
+as LiteX's own ``identifier_mem``).
 Read data never has side effects, so a read is safe to retry.
 
 Blocks (base addresses are constant, the array lengths follow the design):
@@ -36,7 +38,9 @@ Blocks (base addresses are constant, the array lengths follow the design):
   set; ``result`` = next | link << 16 | done << 31;
 * ``xbar_prbs`` (0x2000), ``benes_prbs`` (0x4000): per-port PRBS7/PRBS31
   generators on the ingress side and self-synchronising checkers on the
-  egress side, with per-egress word and error counters.
+  egress side, with per-egress word and error counters;
+* ``identifier_mem`` (0xF000): the design's name, one character per word,
+  NUL-terminated (what ``litex_cli --ident`` prints).
 """
 
 from __future__ import annotations
@@ -50,11 +54,12 @@ from permnet.gen.errors import require
 
 __all__ = ["ID", "VERSION", "Register", "Block", "BLOCKS", "BLOCK_WORDS", "DESIGNS", "block", "reg",
            "block_registers", "BASES", "registers", "addr", "to_markdown", "to_csv", "DESIGN_BITS", "MAX_PORTS",
-           "LITEX_CONSTANTS", "csv_rows"]
+           "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words"]
 
 ID = 0x504E484C          # "PNHL"
 VERSION = 0x00010000     # 1.0
 MAX_PORTS = 1024
+IDENT_WORDS = 64         # identifier characters, NUL included
 BLOCK_WORDS = 0x1000     # each block decodes the 12 low bits of the word address
 DESIGN_BITS = {"crossbar": 0, "benes": 1, "nexthop": 2, "framed": 8, "uart": 9}
 ACCESS = ("RO", "RW", "W")
@@ -70,6 +75,7 @@ class Register:
     description: str = ""
     window: bool = False   # all `count` addresses are the same register
     array: bool = False    # `count` registers, one per element (named name0, name1, ... in csr.csv)
+    memory: bool = False   # an array exported to LiteX as a memory (csr_base only)
 
     @property
     def address(self) -> int:
@@ -80,9 +86,9 @@ class Register:
 
 
 def reg(name: str, offset: int, access: str, description: str = "", *, count: int = 1, window: bool = False,
-        array: bool = False) -> Register:
+        array: bool = False, memory: bool = False) -> Register:
     """One register of a block being declared (the block fills in its name)."""
-    return Register("", name, offset, access, count, description, window, array)
+    return Register("", name, offset, access, count, description, window, array or memory, memory)
 
 
 @dataclass(frozen=True)
@@ -224,11 +230,23 @@ def _nexthop():
     ]
 
 
+@block("identifier_mem", 0xF000, "identification string (LiteX's identifier_mem)")
+def _identifier():
+    return [reg("data", 0x000, "RO", f"the design's name, one character per word, NUL-terminated "
+                f"(at most {IDENT_WORDS - 1} characters)", count=IDENT_WORDS, memory=True)]
+
+
+def identifier_words(text: str) -> list[int]:
+    """``identifier_mem`` contents: ``text`` (ASCII, cut to fit) and NULs."""
+    data = text.encode("ascii", "replace")[:IDENT_WORDS - 1]
+    return list(data) + [0] * (IDENT_WORDS - len(data))
+
+
 DESIGNS: dict[str, tuple[str, ...]] = {
-    "crossbar": ("sys", "xbar", "xbar_prbs"),
-    "benes": ("sys", "benes", "benes_prbs"),
-    "nexthop": ("sys", "nexthop"),
-    "all": ("sys", "xbar", "xbar_prbs", "benes", "benes_prbs", "nexthop"),
+    "crossbar": ("sys", "xbar", "xbar_prbs", "identifier_mem"),
+    "benes": ("sys", "benes", "benes_prbs", "identifier_mem"),
+    "nexthop": ("sys", "nexthop", "identifier_mem"),
+    "all": ("sys", "xbar", "xbar_prbs", "benes", "benes_prbs", "nexthop", "identifier_mem"),
 }
 
 
@@ -257,7 +275,8 @@ def addr(block: str, name: str, index: int = 0) -> int:
 def to_markdown(regs: list[Register]) -> str:
     lines = ["| address | register | access | count | description |", "|---|---|---|---|---|"]
     for r in regs:
-        count = f"{r.count} (window)" if r.window else f"{r.count} (array)" if r.array else str(r.count)
+        kind = "window" if r.window else "memory" if r.memory else "array" if r.array else ""
+        count = f"{r.count} ({kind})" if kind else str(r.count)
         desc = r.description.replace("|", "\\|")
         lines.append(f"| `{r.address:#06x}` | `{r.block}_{r.name}` | {r.access} | {count} | {desc} |")
     return "\n".join(lines) + "\n"
@@ -272,7 +291,8 @@ LITEX_CONSTANTS = {"config_csr_data_width": 32, "config_csr_alignment": 32, "con
 def csv_rows(regs: list[Register]) -> list[tuple[str, int, int, str]]:
     """The ``(name, byte address, words, mode)`` of each LiteX ``csr_register``
     row: an array gives one row per element (``xbar_rb0``, ``xbar_rb1``, ...),
-    a window one row at its first address (it is one register), so every
+    a window one row at its first address (it is one register), a memory
+    none (its block's ``csr_base`` row locates it), so every
     row is one 32-bit word -- LiteX joins a multi-word register into one
     integer, and its length fields are one byte.  ``W`` registers are
     ``rw`` as LiteX writes its write-only CSRs (``litex_cli --regs`` reads
@@ -281,6 +301,8 @@ def csv_rows(regs: list[Register]) -> list[tuple[str, int, int, str]]:
     for r in regs:
         mode = "ro" if r.access == "RO" else "rw"
         name = f"{r.block}_{r.name}"
+        if r.memory:
+            continue
         if not r.array:
             rows.append((name, 4 * r.address, 1, mode))
         else:

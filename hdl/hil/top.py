@@ -99,6 +99,18 @@ class HilTop(wiring.Component):
         return ((self.has_xbar << b["crossbar"]) | (self.has_benes << b["benes"]) | (self.has_nh << b["nexthop"])
                 | (self.framed << b["framed"]) | ((self.uart_divisor is not None) << b["uart"]))
 
+    def identifier(self) -> str:
+        """What ``identifier_mem`` holds (``litex_cli --ident``)."""
+        parts = []
+        if self.has_xbar:
+            parts.append(f"crossbar {self.ports}" + (f" tdm {self.slots}" if self.slots > 1 else ""))
+        if self.has_benes:
+            parts.append(f"{self.benes.network} {self.size}")
+        if self.has_nh:
+            parts.append(f"nexthop LDI({self.M},{self.S})")
+        major, minor = R.VERSION >> 16, R.VERSION & 0xFFFF
+        return f"permnet HIL {major}.{minor}: " + ", ".join(parts) + f", {self.width}-bit"
+
     def _regmap_params(self) -> dict:
         return {"ports": self.ports, "slots": self.slots, "size": self.size,
                 "word_chunks": self.word_chunks if self.has_benes else 1}
@@ -157,6 +169,9 @@ class HilTop(wiring.Component):
             m.d.sync += scratch.eq(wdata)
         regs.read({"id": R.ID, "version": R.VERSION, "design": self.design_bits(), "scratch": scratch,
                    "cycles": cycles, "bridge_errors": Cat(br.o_crc_errors, br.o_timeouts)})
+        regs.check()
+        regs = decode("identifier_mem")
+        regs.read({"data": R.identifier_words(self.identifier())})
         regs.check()
 
         def prbs_bank(name, ports, latency):

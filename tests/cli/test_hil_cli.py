@@ -14,16 +14,19 @@ from permnet.cli import main
 
 def test_regmap_markdown_and_csv_agree_and_do_not_overlap(tmp_path, capsys):
     """The CSV (LiteX's csr.csv) has one 32-bit row per Markdown register,
-    per element of an array (``xbar_rb0`` ...) and one per window."""
+    per element of an array (``xbar_rb0`` ...) and one per window; a memory
+    (``identifier_mem``) is its block's ``csr_base`` row."""
     assert main(["hil", "regmap", "--design", "all", "--ports", "16", "--size", "8"]) == 0
     md = capsys.readouterr().out
     assert main(["hil", "regmap", "--design", "all", "--ports", "16", "--size", "8", "-o",
                  str(tmp_path / "csr.csv")]) == 0
     csv = (tmp_path / "csr.csv").read_text()
     md_regs = {}
-    for m in re.finditer(r"\| `(0x[0-9a-f]+)` \| `(\w+)` \| \w+ \| (\d+)( \((window|array)\))?", md):
+    for m in re.finditer(r"\| `(0x[0-9a-f]+)` \| `(\w+)` \| \w+ \| (\d+)( \((window|array|memory)\))?", md):
         addr, name, count = int(m.group(1), 16), m.group(2), int(m.group(3))
-        if m.group(5) != "array":
+        if m.group(5) == "memory":                        # LiteX sees a memory by its csr_base only
+            assert f"csr_base,{name.removesuffix('_data')},0x{4 * addr:08x},," in csv
+        elif m.group(5) != "array":
             md_regs[name] = addr
         else:
             md_regs.update({f"{name}{i}": addr + i for i in range(count)})

@@ -40,8 +40,8 @@ def test_declaration_errors(monkeypatch):
     R.block("bad", 0xE000)(lambda: [R.reg("a", 0x10, "RO", count=4, array=True), R.reg("b", 0x12, "RW")])
     with pytest.raises(PermnetError, match="bad_a and bad_b overlap"):
         R.block_registers("bad")
-    R.block("wide", 0xF000)(lambda n=1: [R.reg("a", 0xFFF, "RO", count=n, array=True)])
-    assert R.block_registers("wide")[0].address == 0xFFFF
+    R.block("wide", 0xD000)(lambda n=1: [R.reg("a", 0xFFF, "RO", count=n, array=True)])
+    assert R.block_registers("wide")[0].address == 0xDFFF
     with pytest.raises(PermnetError, match="does not fit"):
         R.block_registers("wide", n=2)
 
