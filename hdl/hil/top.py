@@ -5,7 +5,11 @@
 :class:`~permnet.hdl.benes.BenesNetwork` (``"benes"``), an LDI next-hop unit
 (``"nexthop"``: closed form where M = S^(h-1) G, else the table unit) or all
 three (``"all"``), each behind the register block of
-:mod:`permnet.gen.hil.regmap`, with PRBS banks on the datapaths.
+:mod:`permnet.gen.hil.regmap`, with PRBS banks on the datapaths.  Each
+block's logic decodes its registers by name
+(:class:`~permnet.hdl.hil.csr.RegisterDecode`), so the exported map
+(``permnet hil regmap``, LiteX's ``csr.csv``) is what the hardware decodes;
+``identifier_mem`` holds :meth:`HilTop.identifier` for ``litex_cli --ident``.
 
 The host side is a byte stream (``rx``/``tx``, ``lib.stream`` of 8 bits:
 what the Verilator build bridges to TCP) or, with ``uart_divisor``, the
