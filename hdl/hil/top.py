@@ -44,7 +44,7 @@ from permnet.hdl.nexthop import LdiNextHop, LdiNextHopTable
 
 __all__ = ["HilTop", "DESIGNS", "generated", "register_map_text"]
 
-DESIGNS = ("crossbar", "benes", "nexthop", "all")
+DESIGNS = tuple(R.DESIGNS)       # each design is the blocks regmap.DESIGNS lists
 RX_FIFO_DEPTH = 32   # UART mode: bytes received while an answer is being sent
 
 
@@ -57,11 +57,12 @@ class HilTop(wiring.Component):
                  size: int = 8, network: str = "benes", pipeline_mask: int = 0, M: int = 18, S: int = 3,
                  nh_pipeline: int = 2, framed: bool = True, idle_timeout: int = 1 << 16,
                  uart_divisor: int | None = None):
-        require(design in DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(DESIGNS)}")
+        require(design in R.DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(R.DESIGNS)}")
         self.design = design
-        self.has_xbar = design in ("crossbar", "all")
-        self.has_benes = design in ("benes", "all")
-        self.has_nh = design in ("nexthop", "all")
+        blocks = R.DESIGNS[design]
+        self.has_xbar = "xbar" in blocks
+        self.has_benes = "benes" in blocks
+        self.has_nh = "nexthop" in blocks
         require(isinstance(width, int) and 1 <= width <= 32, f"data width must be 1..32, got {width}")
         self.width = width
         self.ports, self.slots, self.size = ports, slots, size
@@ -156,8 +157,11 @@ class HilTop(wiring.Component):
         def is_block(name):
             return inrange & (block == _block(name))
 
+        decoded = set()
+
         def decode(name):
             """The registers of block ``name`` as its logic below uses them."""
+            decoded.add(name)
             return RegisterDecode(m, self.block_registers(name), off=off, we=we, re=re, rdata=rdata,
                                   sel=is_block(name))
 
@@ -180,6 +184,7 @@ class HilTop(wiring.Component):
 
         def prbs_bank(name, ports, latency):
             bank = PrbsBank(ports, self.width, latency, regs=self.block_registers(name))
+            decoded.add(name)
             m.submodules[name] = bank
             sel = is_block(name)
             m.d.comb += [bank.addr.eq(off), bank.we.eq(we & sel), bank.re.eq(re & sel), bank.wdata.eq(wdata)]
@@ -305,6 +310,9 @@ class HilTop(wiring.Component):
         if rd_b:
             out = Mux(src == 2, rd_b[0].rdata, out)
         m.d.comb += br.bus_rdata.eq(out)
+        missing = [b for b in R.DESIGNS[self.design] if b not in decoded]
+        require(not missing, f"HIL design {self.design!r}: block(s) {', '.join(missing)} of regmap.DESIGNS "
+                "have no logic in HilTop")
         return m
 
 

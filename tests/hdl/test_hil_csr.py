@@ -87,3 +87,14 @@ def test_every_design_decodes_its_whole_map():
     assert set(DESIGNS) == set(R.DESIGNS)
     for design in ("crossbar", "benes", "nexthop"):
         rtlil.convert(HilTop(design, ports=4, width=4, size=4, slots=2, M=9, S=3))
+
+
+def test_a_declared_block_without_logic_fails(monkeypatch):
+    monkeypatch.setattr(R, "BLOCKS", dict(R.BLOCKS))
+    monkeypatch.setattr(R, "BASES", dict(R.BASES))
+    monkeypatch.setattr(R, "DESIGNS", {**R.DESIGNS, "probe": ("sys", "probe", "identifier_mem")})
+    R.block("probe", 0xE000)(lambda: [R.reg("ctrl", 0x000, "RW")])
+    from amaranth.back import rtlil
+
+    with pytest.raises(PermnetError, match="block\\(s\\) probe of regmap.DESIGNS have no logic"):
+        rtlil.convert(HilTop("probe"))
