@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -113,7 +114,10 @@ int main(int argc, char** argv) {
     setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     sockaddr_in sa{};
     sa.sin_family = AF_INET; sa.sin_port = htons(port); sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(ls, (sockaddr*)&sa, sizeof sa) != 0 || listen(ls, 1) != 0) { perror("bind/listen"); return 3; }
+    if (bind(ls, (sockaddr*)&sa, sizeof sa) != 0 || listen(ls, 1) != 0) {
+        printf("error 127.0.0.1:%d: %s\n", port, strerror(errno));   // the first line, read by SimServer
+        return 3;
+    }
     socklen_t sl = sizeof sa;
     getsockname(ls, (sockaddr*)&sa, &sl);
     printf("listening 127.0.0.1 %d\n", ntohs(sa.sin_port));

@@ -151,6 +151,8 @@ class SimServer:
         parts = line.split()
         if len(parts) != 3 or parts[0] != "listening":
             self.__exit__(None, None, None)
+            if parts[:1] == ["error"]:
+                raise PermnetError(f"HIL model cannot listen on {line.strip().removeprefix('error ')}")
             raise PermnetError(f"HIL model {self.exe} did not start (got {line.strip()!r})")
         self.port = int(parts[2])
         return self
