@@ -46,6 +46,7 @@ Blocks (base addresses are constant, the array lengths follow the design):
 from __future__ import annotations
 
 import inspect
+from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from typing import Callable
@@ -292,9 +293,9 @@ def csv_rows(regs: list[Register]) -> list[tuple[str, int, int, str]]:
     """The ``(name, byte address, words, mode)`` of each LiteX ``csr_register``
     row: an array gives one row per element (``xbar_rb0``, ``xbar_rb1``, ...),
     a window one row at its first address (it is one register), a memory
-    none (its block's ``csr_base`` row locates it), so every
-    row is one 32-bit word -- LiteX joins a multi-word register into one
-    integer, and its length fields are one byte.  ``W`` registers are
+    none (its block's ``csr_base`` row locates it), so every row is one
+    32-bit word -- LiteX joins a multi-word register into one integer, and
+    its length fields are one byte.  ``W`` registers are
     ``rw`` as LiteX writes its write-only CSRs (``litex_cli --regs`` reads
     every row; ours read as 0, without side effect)."""
     rows = []
@@ -307,6 +308,8 @@ def csv_rows(regs: list[Register]) -> list[tuple[str, int, int, str]]:
             rows.append((name, 4 * r.address, 1, mode))
         else:
             rows += [(f"{name}{i}", 4 * (r.address + i), 1, mode) for i in range(r.count)]
+    clash = sorted(n for n, k in Counter(row[0] for row in rows).items() if k > 1)
+    require(not clash, f"csr.csv would name two registers {', '.join(clash)} (an array element and a register)")
     return rows
 
 

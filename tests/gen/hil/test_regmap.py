@@ -40,6 +40,9 @@ def test_declaration_errors(monkeypatch):
     R.block("bad", 0xE000)(lambda: [R.reg("a", 0x10, "RO", count=4, array=True), R.reg("b", 0x12, "RW")])
     with pytest.raises(PermnetError, match="bad_a and bad_b overlap"):
         R.block_registers("bad")
+    R.block("clash", 0xC000)(lambda: [R.reg("rb", 0x10, "RO", count=2, array=True), R.reg("rb1", 0x20, "RW")])
+    with pytest.raises(PermnetError, match="two registers clash_rb1"):
+        R.to_csv(R.block_registers("clash"))
     R.block("wide", 0xD000)(lambda n=1: [R.reg("a", 0xFFF, "RO", count=n, array=True)])
     assert R.block_registers("wide")[0].address == 0xDFFF
     with pytest.raises(PermnetError, match="does not fit"):
