@@ -29,6 +29,7 @@ from amaranth.lib import io
 from amaranth.vendor import LatticeECP5Platform, LatticeICE40Platform
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.hil.protocol import IDLE_TIMEOUT_S
 from permnet.hdl.crossbar import CrossbarPlane
 from permnet.hdl.nexthop import LdiNextHop
 
@@ -136,7 +137,7 @@ class HilBoardTop(Elaboratable):
         hz = platform.default_clk_frequency if platform is not None else 25e6
         divisor = int(round(hz / self.baud))
         require(divisor >= 4, f"{self.baud} baud is too fast for a {hz / 1e6:g} MHz clock")
-        params = {"idle_timeout": max(1 << 16, 40 * divisor), **self.hil_params}
+        params = {"idle_timeout": max(int(hz * IDLE_TIMEOUT_S), 40 * divisor), **self.hil_params}
         m.submodules.hil = hil = HilTop(uart_divisor=divisor, **params)
         if platform is not None:
             m.submodules.rx = rx = io.Buffer("i", platform.request("uart_rx", 0, dir="-"))

@@ -32,12 +32,19 @@ number and a CRC-8 and answers every frame:
 Writes of a framed request are buffered and executed only after the CRC
 has been checked, so a corrupted frame never writes anything.  In both
 modes the bridge drops a partial frame after ``idle_timeout`` clock cycles
-without a byte, so a lost byte costs one time-out, not the link.
+without a byte, so a lost byte costs one time-out, not the link.  Builds
+for a known clock set it to ``IDLE_TIMEOUT_S`` (100 ms, LiteX UARTBone's
+value): LiteX's ``CommUART`` writes a frame in two or three pieces, and a
+shorter time-out drops the frame when the pieces arrive apart (the rest of
+the frame is then parsed as new commands, and the host waits for an answer
+that never comes).  A host that retries must stay silent longer than that
+before resending.
 """
 
 from __future__ import annotations
 
 __all__ = ["CMD_WRITE", "CMD_READ", "CMD_WRITE_FIXED", "CMD_READ_FIXED", "FRAMED", "FRAMED_MAX_WORDS",
+           "IDLE_TIMEOUT_S",
            "STATUS_OK", "STATUS_DUPLICATE", "STATUS_CRC", "STATUS_LENGTH", "crc8", "crc8_table"]
 
 CMD_WRITE = 0x01
@@ -46,6 +53,7 @@ CMD_WRITE_FIXED = 0x03
 CMD_READ_FIXED = 0x04
 FRAMED = 0x80
 FRAMED_MAX_WORDS = 32
+IDLE_TIMEOUT_S = 0.1
 
 STATUS_OK = 0x00
 STATUS_DUPLICATE = 0x01

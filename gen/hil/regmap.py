@@ -1,13 +1,26 @@
-"""The HIL register map, defined once: the gateware decodes these
-addresses, the driver uses them, and ``permnet hil regmap`` renders them as
-a Markdown table and a LiteX ``csr.csv``-style CSV.
+"""The HIL register map, declared once: the gateware decodes these
+registers by name (:class:`permnet.hdl.hil.csr.RegisterDecode`), the driver
+uses their addresses, and ``permnet hil regmap`` renders them as a Markdown
+table and LiteX's ``csr.csv``.
+
+A register block is declared with :func:`block`: a name, a base address
+and a function of the design's parameters that returns the block's
+registers (:func:`reg`); a design (:data:`DESIGNS`) is a list of blocks.
+The gateware of a block asks for its registers by name, and elaboration
+fails when a declared register has no read value or no write decode there,
+so the declaration and the logic cannot drift apart.  A new design adds one
+``@block`` function here (data only: the host needs no Amaranth), one
+:data:`DESIGNS` entry, and its logic using those names.
 
 Addresses are 32-bit *word* addresses (UARTBone's address field; a LiteX
 client passes byte address = 4 x word address).  Every register is 32 bits
 wide.  ``RO`` registers ignore writes, ``W`` registers read as 0, ``RW``
 read back what was written; ``window`` registers repeat over ``count``
 consecutive addresses (a burst, fixed or incrementing, lands in the same
-register).  Read data never has side effects, so a read is safe to retry.
+register), ``array`` registers have ``count`` elements (one per port), a
+``memory`` is an array that LiteX sees as a memory region (its base only,
+as LiteX's own ``identifier_mem``).
+Read data never has side effects, so a read is safe to retry.
 
 Blocks (base addresses are constant, the array lengths follow the design):
 
@@ -25,23 +38,32 @@ Blocks (base addresses are constant, the array lengths follow the design):
   set; ``result`` = next | link << 16 | done << 31;
 * ``xbar_prbs`` (0x2000), ``benes_prbs`` (0x4000): per-port PRBS7/PRBS31
   generators on the ingress side and self-synchronising checkers on the
-  egress side, with per-egress word and error counters.
+  egress side, with per-egress word and error counters;
+* ``identifier_mem`` (0xF000): the design's name, one character per word,
+  NUL-terminated (what ``litex_cli --ident`` prints).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import inspect
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
+from typing import Callable
 
-__all__ = ["ID", "VERSION", "Register", "BASES", "registers", "addr", "to_markdown", "to_csv",
-           "DESIGN_BITS", "MAX_PORTS"]
+from permnet.gen.errors import require
+
+__all__ = ["ID", "VERSION", "Register", "Block", "BLOCKS", "BLOCK_WORDS", "DESIGNS", "block", "reg",
+           "block_registers", "BASES", "registers", "addr", "to_markdown", "to_csv", "DESIGN_BITS", "MAX_PORTS",
+           "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words"]
 
 ID = 0x504E484C          # "PNHL"
 VERSION = 0x00010000     # 1.0
 MAX_PORTS = 1024
+IDENT_WORDS = 64         # identifier characters, NUL included
+BLOCK_WORDS = 0x1000     # each block decodes the 12 low bits of the word address
 DESIGN_BITS = {"crossbar": 0, "benes": 1, "nexthop": 2, "framed": 8, "uart": 9}
-
-BASES = {"sys": 0x0000, "xbar": 0x1000, "xbar_prbs": 0x2000, "benes": 0x3000, "benes_prbs": 0x4000,
-         "nexthop": 0x5000}
+ACCESS = ("RO", "RW", "W")
 
 
 @dataclass(frozen=True)
@@ -53,106 +75,257 @@ class Register:
     count: int = 1         # array length (or window length)
     description: str = ""
     window: bool = False   # all `count` addresses are the same register
+    array: bool = False    # `count` registers, one per element (named name0, name1, ... in csr.csv)
+    memory: bool = False   # an array exported to LiteX as a memory (csr_base only)
 
     @property
     def address(self) -> int:
-        return BASES[self.block] + self.offset
+        return BLOCKS[self.block].base + self.offset
 
     def as_dict(self) -> dict:
         return {**asdict(self), "address": self.address}
 
 
-def _prbs(block: str, ports: int) -> list[Register]:
+def reg(name: str, offset: int, access: str, description: str = "", *, count: int = 1, window: bool = False,
+        array: bool = False, memory: bool = False) -> Register:
+    """One register of a block being declared (the block fills in its name)."""
+    return Register("", name, offset, access, count, description, window, array or memory, memory)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A register block: ``declare(**params)`` returns its registers."""
+
+    name: str
+    base: int
+    declare: Callable[..., list[Register]] = field(repr=False)
+    description: str = ""
+
+    def registers(self, **params) -> list[Register]:
+        """The block's registers for these design parameters (those the
+        declaration does not take are ignored), checked: offsets inside
+        the block, no two registers overlapping, names unique."""
+        sig = inspect.signature(self.declare).parameters
+        regs = [replace(r, block=self.name) for r in self.declare(**{k: v for k, v in params.items() if k in sig})]
+        spans = []
+        for r in regs:
+            require(r.access in ACCESS, f"register {self.name}_{r.name}: access {r.access!r} not in {ACCESS}")
+            require(r.count >= 1 and 0 <= r.offset and r.offset + r.count <= BLOCK_WORDS,
+                    f"register {self.name}_{r.name} does not fit the block ({BLOCK_WORDS:#x} words)")
+            require(not (r.window and r.array), f"register {self.name}_{r.name}: a window or an array, not both")
+            spans.append((r.offset, r.offset + r.count, r.name))
+        spans.sort()
+        for (_, end, a), (start, _, b) in zip(spans, spans[1:]):
+            require(end <= start, f"registers {self.name}_{a} and {self.name}_{b} overlap")
+        names = [r.name for r in regs]
+        require(len(set(names)) == len(names), f"block {self.name}: a register name appears twice")
+        return regs
+
+    def register(self, name: str) -> Register:
+        """Register ``name`` with the declaration's default parameters
+        (offsets do not depend on the parameters, only array lengths)."""
+        for r in self.registers():
+            if r.name == name:
+                return r
+        raise KeyError(f"{self.name}.{name}")
+
+
+BLOCKS: dict[str, Block] = {}
+BASES: dict[str, int] = {}   # block name -> base word address (kept by block())
+
+
+def block(name: str, base: int, description: str = ""):
+    """Decorator declaring a register block at word address ``base``."""
+    def add(declare):
+        require(name not in BLOCKS, f"register block {name!r} declared twice")
+        require(base % BLOCK_WORDS == 0 and 0 <= base < 1 << 16,
+                f"block {name}: base {base:#x} must be a multiple of {BLOCK_WORDS:#x} below 0x10000")
+        taken = {b.base: b.name for b in BLOCKS.values()}
+        require(base not in taken, f"block {name}: base {base:#x} is taken by {taken.get(base)}")
+        BLOCKS[name] = Block(name, base, declare, description)
+        BASES[name] = base
+        return declare
+    return add
+
+
+def block_registers(name: str, **params) -> list[Register]:
+    require(name in BLOCKS, f"unknown register block {name!r}; declared: {', '.join(BLOCKS)}")
+    return BLOCKS[name].registers(**params)
+
+
+@block("sys", 0x0000, "identification, version, design bits, scratch, cycle counter, bridge errors")
+def _sys():
     return [
-        Register(block, "info", 0x000, "RO", 1, "ports [15:0], data width [23:16]"),
-        Register(block, "ctrl", 0x001, "RW", 1, "bit 0: polynomial (0 PRBS7 x^7+x^6+1, 1 PRBS31 x^31+x^28+1); "
-                 "writing bit 1 clears the counters"),
-        Register(block, "run", 0x002, "RW", 1, "write N: the generators send N words; reads the words still to send"),
-        Register(block, "inject", 0x003, "W", 1, "write k: flip bit 0 of the next word of ingress k (error test)"),
-        Register(block, "words", 0x400, "RO", ports, "per egress: words received"),
-        Register(block, "errors", 0x800, "RO", ports, "per egress: words in error (after the first "
-                 "ceil(L/width) words that fill the checker, L = 7 or 31)"),
+        reg("id", 0x000, "RO", f"identification {ID:#010x} ('PNHL')"),
+        reg("version", 0x001, "RO", "major [31:16], minor [15:0]"),
+        reg("design", 0x002, "RO", "bit 0 crossbar, 1 Beneš, 2 next hop, 8 framed mode, 9 UART"),
+        reg("scratch", 0x003, "RW", "free for the host (link test)"),
+        reg("cycles", 0x004, "RO", "clock cycles since reset (wraps)"),
+        reg("bridge_errors", 0x005, "RO", "framed requests with a bad CRC [15:0], "
+            "partial frames dropped after the idle time-out [31:16]"),
     ]
 
 
-def registers(design: str = "all", *, ports: int = 8, slots: int = 1, size: int = 8, stages: int = 5,
-              word_chunks: int = 1) -> list[Register]:
-    """The registers of a HIL top level with these parameters, address order."""
-    regs = [
-        Register("sys", "id", 0x000, "RO", 1, f"identification {ID:#010x} ('PNHL')"),
-        Register("sys", "version", 0x001, "RO", 1, "major [31:16], minor [15:0]"),
-        Register("sys", "design", 0x002, "RO", 1, "bit 0 crossbar, 1 Beneš, 2 next hop, 8 framed mode, 9 UART"),
-        Register("sys", "scratch", 0x003, "RW", 1, "free for the host (link test)"),
-        Register("sys", "cycles", 0x004, "RO", 1, "clock cycles since reset (wraps)"),
-        Register("sys", "bridge_errors", 0x005, "RO", 1, "framed requests with a bad CRC [15:0], "
-                 "partial frames dropped after the idle time-out [31:16]"),
+@block("xbar", 0x1000, "crossbar plane: shadow configuration, commit, tag read-back")
+def _xbar(ports: int = 8):
+    return [
+        reg("info", 0x000, "RO", "ports [15:0], slots [23:16], data width [31:24]"),
+        reg("ctrl", 0x001, "RW", "write bit 0: commit the shadow configuration; reads "
+            "loaded [0], active slot [15:8], commits [31:16]"),
+        reg("accepted", 0x002, "RO", "shadow entries and durations accepted since the last commit"),
+        reg("rb_ctrl", 0x003, "RW", "bit 0: tag mode (ingress k carries k+1); "
+            "[15:8]: slot whose output rb[] captures; reads bit 1: captured since this was written"),
+        reg("cfg", 0x100, "W", "push one shadow entry: ingress | 1 << 31 "
+            "(0: egress disabled); egress 0 first, slot 0 first", count=0x100, window=True),
+        reg("dur", 0x200, "W", "push one TDM slot duration in cycles (slots > 1)", count=0x100, window=True),
+        reg("rb", 0x400, "RO", "per egress: the tag delivered in slot rb_slot (0: not connected, k+1: ingress k)",
+            count=ports, array=True),
     ]
-    if design in ("crossbar", "all"):
-        regs += [
-            Register("xbar", "info", 0x000, "RO", 1, "ports [15:0], slots [23:16], data width [31:24]"),
-            Register("xbar", "ctrl", 0x001, "RW", 1, "write bit 0: commit the shadow configuration; reads "
-                     "loaded [0], active slot [15:8], commits [31:16]"),
-            Register("xbar", "accepted", 0x002, "RO", 1, "shadow entries and durations accepted since the last commit"),
-            Register("xbar", "rb_ctrl", 0x003, "RW", 1, "bit 0: tag mode (ingress k carries k+1); "
-                     "[15:8]: slot whose output rb[] captures; reads bit 1: captured since this was written"),
-            Register("xbar", "cfg", 0x100, "W", 0x100, "push one shadow entry: ingress | 1 << 31 "
-                     "(0: egress disabled); egress 0 first, slot 0 first", window=True),
-            Register("xbar", "dur", 0x200, "W", 0x100, "push one TDM slot duration in cycles (slots > 1)",
-                     window=True),
-            Register("xbar", "rb", 0x400, "RO", ports,
-                     "per egress: the tag delivered in slot rb_slot (0: not connected, k+1: ingress k)"),
-        ]
-        regs += _prbs("xbar_prbs", ports)
-    if design in ("benes", "all"):
-        regs += [
-            Register("benes", "info", 0x000, "RO", 1, "ports [15:0], stages [23:16], data width [31:24]"),
-            Register("benes", "ctrl", 0x001, "RW", 1, "write bit 0: commit; reads loaded [0], commits [31:16]"),
-            Register("benes", "accepted", 0x002, "RO", 1, "stage words accepted since the last commit"),
-            Register("benes", "rb_ctrl", 0x003, "RW", 1, "bit 0: tag mode (input k carries k+1)"),
-            Register("benes", "network", 0x004, "RO", 1, "0 Beneš, 1 Waksman; pipeline latency [15:8]"),
-            Register("benes", "chunk", 0x010, "RW", word_chunks, "stage word staging, 32 bits per chunk, "
-                     "chunk 0 = switches 0..31"),
-            Register("benes", "push", 0x020, "W", 1, "push the staged stage word (stage 0 first)"),
-            Register("benes", "rb", 0x400, "RO", size, "per output p: 1 + the input routed to p"),
-        ]
-        regs += _prbs("benes_prbs", size)
-    if design in ("nexthop", "all"):
-        regs += [
-            Register("nexthop", "info", 0x000, "RO", 1, "M [15:0], S [23:16], h [30:24], table unit [31]"),
-            Register("nexthop", "query", 0x001, "W", 1, "node [15:0] | dest [31:16]: starts one decision"),
-            Register("nexthop", "hop", 0x002, "RW", 1, "hop index of the queries (0 at the source)"),
-            Register("nexthop", "result", 0x003, "RO", 1, "next node [15:0], link [23:16], done [31]"),
-        ]
+
+
+def _prbs(ports: int) -> list[Register]:
+    return [
+        reg("info", 0x000, "RO", "ports [15:0], data width [23:16]"),
+        reg("ctrl", 0x001, "RW", "bit 0: polynomial (0 PRBS7 x^7+x^6+1, 1 PRBS31 x^31+x^28+1); "
+            "writing bit 1 clears the counters"),
+        reg("run", 0x002, "RW", "write N: the generators send N words; reads the words still to send"),
+        reg("inject", 0x003, "W", "write k: flip bit 0 of the next word of ingress k (error test)"),
+        reg("words", 0x400, "RO", "per egress: words received", count=ports, array=True),
+        reg("errors", 0x800, "RO", "per egress: words in error (after the first "
+            "ceil(L/width) words that fill the checker, L = 7 or 31)", count=ports, array=True),
+    ]
+
+
+@block("xbar_prbs", 0x2000, "PRBS generators and checkers around the crossbar")
+def _xbar_prbs(ports: int = 8):
+    return _prbs(ports)
+
+
+@block("benes", 0x3000, "Beneš network: stage words, commit, tag read-back")
+def _benes(size: int = 8, word_chunks: int = 1):
+    return [
+        reg("info", 0x000, "RO", "ports [15:0], stages [23:16], data width [31:24]"),
+        reg("ctrl", 0x001, "RW", "write bit 0: commit; reads loaded [0], commits [31:16]"),
+        reg("accepted", 0x002, "RO", "stage words accepted since the last commit"),
+        reg("rb_ctrl", 0x003, "RW", "bit 0: tag mode (input k carries k+1)"),
+        reg("network", 0x004, "RO", "0 Beneš, 1 Waksman; pipeline latency [15:8]"),
+        reg("chunk", 0x010, "RW", "stage word staging, 32 bits per chunk, chunk 0 = switches 0..31",
+            count=word_chunks, array=True),
+        reg("push", 0x020, "W", "push the staged stage word (stage 0 first)"),
+        reg("rb", 0x400, "RO", "per output p: 1 + the input routed to p", count=size, array=True),
+    ]
+
+
+@block("benes_prbs", 0x4000, "PRBS generators and checkers around the Beneš network")
+def _benes_prbs(size: int = 8):
+    return _prbs(size)
+
+
+@block("nexthop", 0x5000, "LDI next-hop unit probe")
+def _nexthop():
+    return [
+        reg("info", 0x000, "RO", "M [15:0], S [23:16], h [30:24], table unit [31]"),
+        reg("query", 0x001, "W", "node [15:0] | dest [31:16]: starts one decision"),
+        reg("hop", 0x002, "RW", "hop index of the queries (0 at the source)"),
+        reg("result", 0x003, "RO", "next node [15:0], link [23:16], done [31]"),
+    ]
+
+
+@block("identifier_mem", 0xF000, "identification string (LiteX's identifier_mem)")
+def _identifier():
+    return [reg("data", 0x000, "RO", f"the design's name, one character per word, NUL-terminated "
+                f"(at most {IDENT_WORDS - 1} characters)", count=IDENT_WORDS, memory=True)]
+
+
+def identifier_words(text: str) -> list[int]:
+    """``identifier_mem`` contents: ``text`` (ASCII, cut to fit) and NULs."""
+    data = text.encode("ascii", "replace")[:IDENT_WORDS - 1]
+    return list(data) + [0] * (IDENT_WORDS - len(data))
+
+
+DESIGNS: dict[str, tuple[str, ...]] = {
+    "crossbar": ("sys", "xbar", "xbar_prbs", "identifier_mem"),
+    "benes": ("sys", "benes", "benes_prbs", "identifier_mem"),
+    "nexthop": ("sys", "nexthop", "identifier_mem"),
+    "all": ("sys", "xbar", "xbar_prbs", "benes", "benes_prbs", "nexthop", "identifier_mem"),
+}
+
+
+def registers(design: str = "all", **params) -> list[Register]:
+    """The registers of a HIL design (its blocks of :data:`DESIGNS`) with
+    these parameters (``ports``, ``slots``, ``size``, ``word_chunks``, ...;
+    each block takes the ones it declares), in address order."""
+    require(design in DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(DESIGNS)}")
+    regs = [r for name in DESIGNS[design] for r in block_registers(name, **params)]
     return sorted(regs, key=lambda r: r.address)
+
+
+@lru_cache(maxsize=None)
+def _register(block: str, name: str) -> Register:
+    if block not in BLOCKS:
+        raise KeyError(f"{block}.{name}")
+    return BLOCKS[block].register(name)
 
 
 def addr(block: str, name: str, index: int = 0) -> int:
     """Word address of register ``block.name`` (element ``index`` of an array)."""
-    for r in registers("all", ports=MAX_PORTS, size=MAX_PORTS, word_chunks=MAX_PORTS // 64):
-        if r.block == block and r.name == name:
-            return r.address + (0 if r.window else index)
-    raise KeyError(f"{block}.{name}")
+    r = _register(block, name)
+    return r.address + (0 if r.window else index)
 
 
 def to_markdown(regs: list[Register]) -> str:
     lines = ["| address | register | access | count | description |", "|---|---|---|---|---|"]
     for r in regs:
-        count = f"{r.count} (window)" if r.window else str(r.count)
+        kind = "window" if r.window else "memory" if r.memory else "array" if r.array else ""
+        count = f"{r.count} ({kind})" if kind else str(r.count)
         desc = r.description.replace("|", "\\|")
         lines.append(f"| `{r.address:#06x}` | `{r.block}_{r.name}` | {r.access} | {count} | {desc} |")
     return "\n".join(lines) + "\n"
 
 
-def to_csv(regs: list[Register]) -> str:
-    """LiteX ``csr.csv`` style: ``csr_base`` lines per block, then
-    ``csr_register,name,byte address,size in words,access`` lines."""
-    out = ["#--------------------------------------------------------------------------------",
-           "# CSR Location", "#--------------------------------------------------------------------------------"]
-    for block in sorted({r.block for r in regs}, key=lambda b: BASES[b]):
-        out.append(f"csr_base,{block},{BASES[block] * 4:#010x},,")
-    out += ["#--------------------------------------------------------------------------------",
-            "# CSR Registers", "#--------------------------------------------------------------------------------"]
+# the constants LiteX's host tools read (CSRBuilder: config_csr_data_width and
+# config_bus_address_width; the bus address width also sizes litex_server's Etherbone records)
+LITEX_CONSTANTS = {"config_csr_data_width": 32, "config_csr_alignment": 32, "config_bus_data_width": 32,
+                   "config_bus_address_width": 32}
+
+
+def csv_rows(regs: list[Register]) -> list[tuple[str, int, int, str]]:
+    """The ``(name, byte address, words, mode)`` of each LiteX ``csr_register``
+    row: an array gives one row per element (``xbar_rb0``, ``xbar_rb1``, ...),
+    a window one row at its first address (it is one register), a memory
+    none (its block's ``csr_base`` row locates it), so every row is one
+    32-bit word -- LiteX joins a multi-word register into one integer, and
+    its length fields are one byte.  ``W`` registers are
+    ``rw`` as LiteX writes its write-only CSRs (``litex_cli --regs`` reads
+    every row; ours read as 0, without side effect)."""
+    rows = []
     for r in regs:
         mode = "ro" if r.access == "RO" else "rw"
-        out.append(f"csr_register,{r.block}_{r.name},{r.address * 4:#010x},{r.count},{mode}")
+        name = f"{r.block}_{r.name}"
+        if r.memory:
+            continue
+        if not r.array:
+            rows.append((name, 4 * r.address, 1, mode))
+        else:
+            rows += [(f"{name}{i}", 4 * (r.address + i), 1, mode) for i in range(r.count)]
+    clash = sorted(n for n, k in Counter(row[0] for row in rows).items() if k > 1)
+    require(not clash, f"csr.csv would name two registers {', '.join(clash)} (an array element and a register)")
+    return rows
+
+
+def to_csv(regs: list[Register]) -> str:
+    """LiteX's ``csr.csv``: ``csr_base,block,byte address,,`` per block,
+    ``csr_register,name,byte address,words,mode`` per register
+    (:func:`csv_rows`), then the ``constant`` rows LiteX's ``RemoteClient``
+    and ``litex_cli`` need (:data:`LITEX_CONSTANTS`) and permnet's
+    identification.  Byte address = 4 x the bridge's word address, as
+    LiteX's ``CommUART`` sends ``address // 4``.  Every line has LiteX's
+    five fields, and there is no blank line (its reader rejects both)."""
+    rule = "#" + "-" * 80
+    out = [rule, "# permnet HIL register map (permnet hil regmap), in LiteX's csr.csv format", rule]
+    for block in sorted({r.block for r in regs}, key=lambda b: BASES[b]):
+        out.append(f"csr_base,{block},0x{BASES[block] * 4:08x},,")
+    out += [f"csr_register,{name},0x{a:08x},{n},{mode}" for name, a, n, mode in csv_rows(regs)]
+    consts = {**LITEX_CONSTANTS, "permnet_hil_id": ID, "permnet_hil_version": VERSION}
+    out += [f"constant,{k},{v},," for k, v in consts.items()]
     return "\n".join(out) + "\n"

@@ -19,12 +19,14 @@ next predictions).
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
+from permnet.gen.hil.regmap import block_registers
 from permnet.hdl.datapath import bits
+from permnet.hdl.hil.csr import RegisterDecode
 
 __all__ = ["PrbsBank", "POLYS", "prbs_word"]
 
@@ -49,11 +51,14 @@ def prbs_word(hist, width: int, L: int):
 class PrbsBank(wiring.Component):
     """N generators (``o_ingress``) and N checkers (``i_egress``), W bits per
     port, the datapath between them having ``latency`` cycles; a register
-    block (offsets as in :mod:`permnet.gen.hil.regmap`, ``xbar_prbs``)."""
+    block, ``regs`` (default: the ``xbar_prbs`` block of
+    :mod:`permnet.gen.hil.regmap` for ``ports`` ports; every PRBS block has
+    its layout), decoded by name."""
 
-    def __init__(self, ports: int, width: int, latency: int):
+    def __init__(self, ports: int, width: int, latency: int, regs=None):
         require(latency >= 0, "latency must be >= 0")
         self.ports, self.width, self.latency = ports, width, latency
+        self.regs = regs if regs is not None else block_registers("xbar_prbs", ports=ports)
         super().__init__({"o_ingress": Out(ports * width), "i_egress": In(ports * width),
                           "addr": In(12), "we": In(1), "re": In(1), "wdata": In(32), "rdata": Out(32)})
 
@@ -128,29 +133,17 @@ class PrbsBank(wiring.Component):
                     m.d.sync += errors[e].eq(errors[e] + 1)
 
         # registers
+        regs = RegisterDecode(m, self.regs, off=self.addr, we=self.we, re=self.re, rdata=self.rdata)
         m.d.comb += clear.eq(0)
-        with m.If(self.we):
-            with m.Switch(self.addr):
-                with m.Case(0x001):
-                    m.d.sync += poly31.eq(self.wdata[0])
-                    m.d.comb += clear.eq(self.wdata[1])
-                with m.Case(0x002):
-                    m.d.sync += remaining.eq(self.wdata)
-                with m.Case(0x003):
-                    m.d.sync += [inject.eq(self.wdata), inject_pending.eq(1)]
-        warr, earr = Array(words), Array(errors)
+        with m.If(regs.write("ctrl")):
+            m.d.sync += poly31.eq(self.wdata[0])
+            m.d.comb += clear.eq(self.wdata[1])
+        with m.If(regs.write("run")):
+            m.d.sync += remaining.eq(self.wdata)
+        with m.If(regs.write("inject")):
+            m.d.sync += [inject.eq(self.wdata), inject_pending.eq(1)]
         with m.If(self.re):
             m.d.sync += self.rdata.eq(0)
-            with m.Switch(self.addr):
-                with m.Case(0x000):
-                    m.d.sync += self.rdata.eq(N | (W << 16))
-                with m.Case(0x001):
-                    m.d.sync += self.rdata.eq(poly31)
-                with m.Case(0x002):
-                    m.d.sync += self.rdata.eq(remaining)
-            a = self.addr
-            with m.If((a >= 0x400) & (a < 0x400 + N)):
-                m.d.sync += self.rdata.eq(warr[a[:10]])
-            with m.If((a >= 0x800) & (a < 0x800 + N)):
-                m.d.sync += self.rdata.eq(earr[a[:10]])
+        regs.read({"info": N | (W << 16), "ctrl": poly31, "run": remaining, "words": words, "errors": errors})
+        regs.check()
         return m

@@ -10,8 +10,13 @@
 // (port 0 picks a free one).  Byte N counts the host's bytes from 0 over the
 // whole run.  corrupt flips bit 0 of byte N, drop discards it, stall
 // discards every byte in both directions for MS milliseconds from byte N.
-// While nothing is pending the clock still runs (IDLE_TICKS cycles per
-// POLL_MS of waiting) so the bridge's idle time-out can expire.
+// While nothing is pending the clock still runs, paced by the wall clock at
+// IDLE_HZ cycles per second, so the bridge's idle time-out (built as
+// IDLE_HZ / 10 cycles by verilator.py) is 100 ms of real silence, as in
+// LiteX's UARTBone.  Every receive re-arms TCP_QUICKACK: a client without
+// TCP_NODELAY (pyserial's socket://, hence LiteX's litex_server) writes a
+// frame in pieces, and Nagle's algorithm holds each piece until the previous
+// one is acknowledged; a delayed ACK (40 ms or more) would stall it.
 #include "Vhil_top.h"
 #include "verilated.h"
 
@@ -23,6 +28,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -32,7 +38,11 @@
 #include <vector>
 
 static const int POLL_MS = 2;
-static const int IDLE_TICKS = 64;
+#ifndef PERMNET_IDLE_HZ
+#error "build with -DPERMNET_IDLE_HZ=<cycles per second> (permnet.hdl.hil.verilator does)"
+#endif
+static const double IDLE_HZ = PERMNET_IDLE_HZ;  // the bridge's time-out is IDLE_HZ / 10 cycles
+static const long long IDLE_MAX_STEP = 8192;    // cycles per catch-up (after a long sleep)
 static const int QUIET_TICKS = 96;    // cycles without traffic before waiting on the socket again
                                       // (> the 64 cycles a 32-word framed write takes to execute)
 
@@ -80,6 +90,15 @@ int main(int argc, char** argv) {
     top->rst = 1; top->rx___05Fvalid = 0; top->tx___05Fready = 1;
     for (int i = 0; i < 4; i++) tick();
     top->rst = 0;
+    double paced = now_s();
+    auto idle = [&]() {          // advance the clock to the wall clock at IDLE_HZ
+        double t = now_s();
+        long long n = (long long)((t - paced) * IDLE_HZ);
+        if (n <= 0) return;
+        if (n > IDLE_MAX_STEP) { n = IDLE_MAX_STEP; paced = t; }
+        else paced += n / IDLE_HZ;
+        for (long long i = 0; i < n; i++) tick();
+    };
 
     if (bench_cycles) {
         double t0 = now_s();
@@ -95,7 +114,10 @@ int main(int argc, char** argv) {
     setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     sockaddr_in sa{};
     sa.sin_family = AF_INET; sa.sin_port = htons(port); sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(ls, (sockaddr*)&sa, sizeof sa) != 0 || listen(ls, 1) != 0) { perror("bind/listen"); return 3; }
+    if (bind(ls, (sockaddr*)&sa, sizeof sa) != 0 || listen(ls, 1) != 0) {
+        printf("error 127.0.0.1:%d: %s\n", port, strerror(errno));   // the first line, read by SimServer
+        return 3;
+    }
     socklen_t sl = sizeof sa;
     getsockname(ls, (sockaddr*)&sa, &sl);
     printf("listening 127.0.0.1 %d\n", ntohs(sa.sin_port));
@@ -107,7 +129,7 @@ int main(int argc, char** argv) {
     int clients = 0;
     while (now_s() < deadline) {
         pollfd lp{ls, POLLIN, 0};
-        if (poll(&lp, 1, 100) <= 0) { for (int i = 0; i < IDLE_TICKS; i++) tick(); continue; }
+        if (poll(&lp, 1, 100) <= 0) { idle(); continue; }
         int fd = accept(ls, nullptr, nullptr);
         if (fd < 0) continue;
         clients++;
@@ -137,9 +159,11 @@ int main(int argc, char** argv) {
                     if (now_s() < stall_until) keep = false;
                     if (keep) in.push_back(b);
                 }
-            } else if (!busy) {
-                for (int i = 0; i < IDLE_TICKS; i++) tick();
+#ifdef TCP_QUICKACK
+                setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+#endif
             }
+            if (!busy && in.empty()) { idle(); continue; }
             // run while there is work: feed bytes, collect the answer
             int quiet = 0;
             for (int k = 0; k < 65536 && quiet < QUIET_TICKS; k++) {
@@ -157,6 +181,7 @@ int main(int argc, char** argv) {
                 quiet = (took || gave || !in.empty()) ? 0 : quiet + 1;
             }
             top->rx___05Fvalid = 0;
+            paced = now_s();
             size_t sent = 0;
             double t_send = now_s() + 5.0;
             while (sent < out.size() && now_s() < t_send) {

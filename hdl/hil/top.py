@@ -5,7 +5,11 @@
 :class:`~permnet.hdl.benes.BenesNetwork` (``"benes"``), an LDI next-hop unit
 (``"nexthop"``: closed form where M = S^(h-1) G, else the table unit) or all
 three (``"all"``), each behind the register block of
-:mod:`permnet.gen.hil.regmap`, with PRBS banks on the datapaths.
+:mod:`permnet.gen.hil.regmap`, with PRBS banks on the datapaths.  Each
+block's logic decodes its registers by name
+(:class:`~permnet.hdl.hil.csr.RegisterDecode`), so the exported map
+(``permnet hil regmap``, LiteX's ``csr.csv``) is what the hardware decodes;
+``identifier_mem`` holds :meth:`HilTop.identifier` for ``litex_cli --ident``.
 
 The host side is a byte stream (``rx``/``tx``, ``lib.stream`` of 8 bits:
 what the Verilator build bridges to TCP) or, with ``uart_divisor``, the
@@ -21,7 +25,7 @@ multiplexers in cycle t-1, under the slot shown then).
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
@@ -33,13 +37,14 @@ from permnet.hdl.benes import BenesNetwork
 from permnet.hdl.crossbar import DUR_BITS, CrossbarPlane
 from permnet.hdl.datapath import bits
 from permnet.hdl.hil.bridge import StreamBridge
+from permnet.hdl.hil.csr import RegisterDecode
 from permnet.hdl.hil.prbs import PrbsBank
 from permnet.hdl.hil.uart import UartRx, UartTx
 from permnet.hdl.nexthop import LdiNextHop, LdiNextHopTable
 
 __all__ = ["HilTop", "DESIGNS", "generated", "register_map_text"]
 
-DESIGNS = ("crossbar", "benes", "nexthop", "all")
+DESIGNS = tuple(R.DESIGNS)       # each design is the blocks regmap.DESIGNS lists
 RX_FIFO_DEPTH = 32   # UART mode: bytes received while an answer is being sent
 
 
@@ -52,11 +57,12 @@ class HilTop(wiring.Component):
                  size: int = 8, network: str = "benes", pipeline_mask: int = 0, M: int = 18, S: int = 3,
                  nh_pipeline: int = 2, framed: bool = True, idle_timeout: int = 1 << 16,
                  uart_divisor: int | None = None):
-        require(design in DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(DESIGNS)}")
+        require(design in R.DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(R.DESIGNS)}")
         self.design = design
-        self.has_xbar = design in ("crossbar", "all")
-        self.has_benes = design in ("benes", "all")
-        self.has_nh = design in ("nexthop", "all")
+        blocks = R.DESIGNS[design]
+        self.has_xbar = "xbar" in blocks
+        self.has_benes = "benes" in blocks
+        self.has_nh = "nexthop" in blocks
         require(isinstance(width, int) and 1 <= width <= 32, f"data width must be 1..32, got {width}")
         self.width = width
         self.ports, self.slots, self.size = ports, slots, size
@@ -98,10 +104,28 @@ class HilTop(wiring.Component):
         return ((self.has_xbar << b["crossbar"]) | (self.has_benes << b["benes"]) | (self.has_nh << b["nexthop"])
                 | (self.framed << b["framed"]) | ((self.uart_divisor is not None) << b["uart"]))
 
+    def identifier(self) -> str:
+        """What ``identifier_mem`` holds (``litex_cli --ident``)."""
+        parts = []
+        if self.has_xbar:
+            parts.append(f"crossbar {self.ports}" + (f" tdm {self.slots}" if self.slots > 1 else ""))
+        if self.has_benes:
+            parts.append(f"{self.benes.network} {self.size}")
+        if self.has_nh:
+            parts.append(f"nexthop LDI({self.M},{self.S})")
+        major, minor = R.VERSION >> 16, R.VERSION & 0xFFFF
+        return f"permnet HIL {major}.{minor}: " + ", ".join(parts) + f", {self.width}-bit"
+
+    def _regmap_params(self) -> dict:
+        return {"ports": self.ports, "slots": self.slots, "size": self.size,
+                "word_chunks": self.word_chunks if self.has_benes else 1}
+
     def registers(self):
-        return R.registers(self.design, ports=self.ports, slots=self.slots, size=self.size,
-                           stages=self.benes.stages if self.has_benes else 0,
-                           word_chunks=self.word_chunks if self.has_benes else 1)
+        """The register map this top level decodes (for ``permnet hil regmap``)."""
+        return R.registers(self.design, **self._regmap_params())
+
+    def block_registers(self, name: str):
+        return R.block_registers(name, **self._regmap_params())
 
     def elaborate(self, platform):
         m = Module()
@@ -133,31 +157,34 @@ class HilTop(wiring.Component):
         def is_block(name):
             return inrange & (block == _block(name))
 
-        def read(cases: dict, arrays=()):
-            """Registered reads of the block being decoded (offset -> value)."""
-            with m.Switch(off):
-                for o, v in cases.items():
-                    with m.Case(o):
-                        m.d.sync += rdata.eq(v)
-            for base, values in arrays:
-                arr = Array(values)
-                with m.If((off >= base) & (off < base + len(values))):
-                    m.d.sync += rdata.eq(arr[(off - base)[:bits(len(values))]])
+        decoded = set()
+
+        def decode(name):
+            """The registers of block ``name`` as its logic below uses them."""
+            decoded.add(name)
+            return RegisterDecode(m, self.block_registers(name), off=off, we=we, re=re, rdata=rdata,
+                                  sel=is_block(name))
+
+        with m.If(re):
+            m.d.sync += [rdata.eq(0), src.eq(0)]
 
         # --- sys ---
+        regs = decode("sys")
         scratch = Signal(32)
         cycles = Signal(32)
         m.d.sync += cycles.eq(cycles + 1)
-        with m.If(we & is_block("sys") & (off == 0x003)):
+        with m.If(regs.write("scratch")):
             m.d.sync += scratch.eq(wdata)
-        with m.If(re):
-            m.d.sync += [rdata.eq(0), src.eq(0)]
-            with m.If(is_block("sys")):
-                read({0x000: R.ID, 0x001: R.VERSION, 0x002: self.design_bits(), 0x003: scratch, 0x004: cycles,
-                      0x005: Cat(br.o_crc_errors, br.o_timeouts)})
+        regs.read({"id": R.ID, "version": R.VERSION, "design": self.design_bits(), "scratch": scratch,
+                   "cycles": cycles, "bridge_errors": Cat(br.o_crc_errors, br.o_timeouts)})
+        regs.check()
+        regs = decode("identifier_mem")
+        regs.read({"data": R.identifier_words(self.identifier())})
+        regs.check()
 
         def prbs_bank(name, ports, latency):
-            bank = PrbsBank(ports, self.width, latency)
+            bank = PrbsBank(ports, self.width, latency, regs=self.block_registers(name))
+            decoded.add(name)
             m.submodules[name] = bank
             sel = is_block(name)
             m.d.comb += [bank.addr.eq(off), bank.we.eq(we & sel), bank.re.eq(re & sel), bank.wdata.eq(wdata)]
@@ -176,7 +203,7 @@ class HilTop(wiring.Component):
             tag_mode, rb_slot = Signal(), Signal(8)
             commits, accepted = Signal(16), Signal(16)
             cfg_pending, cfg_word = Signal(), Signal(ib + 1)
-            sel = is_block("xbar")
+            regs = decode("xbar")
             m.d.comb += xb.cfg.payload.eq(cfg_word)
             m.d.comb += xb.cfg.valid.eq(cfg_pending)
             with m.If(xb.cfg.valid & xb.cfg.ready):
@@ -186,18 +213,18 @@ class HilTop(wiring.Component):
                 m.d.comb += [xb.dur.payload.eq(dur_word), xb.dur.valid.eq(dur_pending)]
                 with m.If(xb.dur.valid & xb.dur.ready):
                     m.d.sync += [dur_pending.eq(0), accepted.eq(accepted + 1)]
-            with m.If(we & sel):
-                with m.If(off == 0x001):
-                    m.d.comb += xb.commit.eq(wdata[0])
-                    with m.If(wdata[0] & xb.o_loaded):
-                        m.d.sync += [commits.eq(commits + 1), accepted.eq(0)]
-                with m.If(off == 0x003):
-                    m.d.sync += [tag_mode.eq(wdata[0]), rb_slot.eq(wdata[8:16])]
-                with m.If(off[8:] == 0x1):
-                    m.d.sync += [cfg_pending.eq(1), cfg_word.eq(Cat(wdata[:ib], wdata[31]))]
-                if K > 1:
-                    with m.If(off[8:] == 0x2):
-                        m.d.sync += [dur_pending.eq(1), dur_word.eq(wdata)]
+            with m.If(regs.write("ctrl")):
+                m.d.comb += xb.commit.eq(wdata[0])
+                with m.If(wdata[0] & xb.o_loaded):
+                    m.d.sync += [commits.eq(commits + 1), accepted.eq(0)]
+            with m.If(regs.write("rb_ctrl")):
+                m.d.sync += [tag_mode.eq(wdata[0]), rb_slot.eq(wdata[8:16])]
+            with m.If(regs.write("cfg")):
+                m.d.sync += [cfg_pending.eq(1), cfg_word.eq(Cat(wdata[:ib], wdata[31]))]
+            dur_we = regs.write("dur")          # ignored with one slot
+            if K > 1:
+                with m.If(dur_we):
+                    m.d.sync += [dur_pending.eq(1), dur_word.eq(wdata)]
             m.d.comb += xb.i_data.eq(Mux(tag_mode, tags(N), bank.o_ingress))
             m.d.comb += bank.i_egress.eq(xb.o_data)
             prev_slot, tag_d = Signal.like(xb.o_slot), Signal()
@@ -207,13 +234,12 @@ class HilTop(wiring.Component):
             with m.If(tag_d & (prev_slot == rb_slot)):
                 m.d.sync += [rb[e].eq(xb.o_data[e * W:(e + 1) * W]) for e in range(N)]
                 m.d.sync += captured.eq(1)
-            with m.If(we & sel & (off == 0x003)):
+            with m.If(regs.write("rb_ctrl")):
                 m.d.sync += captured.eq(0)
-            with m.If(re & sel):
-                ctrl = Cat(xb.o_loaded, Const(0, 7), xb.o_slot, Const(0, 8 - len(xb.o_slot)), commits)
-                read({0x000: N | (K << 16) | (W << 24), 0x001: ctrl,
-                      0x002: accepted, 0x003: Cat(tag_mode, captured, Const(0, 6), rb_slot)},
-                     [(0x400, rb)])
+            ctrl = Cat(xb.o_loaded, Const(0, 7), xb.o_slot, Const(0, 8 - len(xb.o_slot)), commits)
+            regs.read({"info": N | (K << 16) | (W << 24), "ctrl": ctrl, "accepted": accepted,
+                       "rb_ctrl": Cat(tag_mode, captured, Const(0, 6), rb_slot), "rb": rb})
+            regs.check()
 
         # --- Beneš ---
         if self.has_benes:
@@ -221,7 +247,7 @@ class HilTop(wiring.Component):
             m.submodules.benes = bn = self.benes
             bank, sel_p = prbs_bank("benes_prbs", N, bn.latency)
             rd_b = (bank, sel_p)
-            sel = is_block("benes")
+            regs = decode("benes")
             tag_mode = Signal()
             commits, accepted = Signal(16), Signal(16)
             chunks = [Signal(32, name=f"bchunk{c}") for c in range(self.word_chunks)]
@@ -230,48 +256,44 @@ class HilTop(wiring.Component):
             m.d.comb += [bn.cfg.payload.eq(word), bn.cfg.valid.eq(pending)]
             with m.If(bn.cfg.valid & bn.cfg.ready):
                 m.d.sync += [pending.eq(0), accepted.eq(accepted + 1)]
-            with m.If(we & sel):
-                with m.If(off == 0x001):
-                    m.d.comb += bn.commit.eq(wdata[0])
-                    with m.If(wdata[0] & bn.o_loaded):
-                        m.d.sync += [commits.eq(commits + 1), accepted.eq(0)]
-                with m.If(off == 0x003):
-                    m.d.sync += tag_mode.eq(wdata[0])
-                for c in range(self.word_chunks):
-                    with m.If(off == 0x010 + c):
-                        m.d.sync += chunks[c].eq(wdata)
-                with m.If(off == 0x020):
-                    m.d.sync += [pending.eq(1), word.eq(Cat(*chunks)[:bn.word_bits])]
+            with m.If(regs.write("ctrl")):
+                m.d.comb += bn.commit.eq(wdata[0])
+                with m.If(wdata[0] & bn.o_loaded):
+                    m.d.sync += [commits.eq(commits + 1), accepted.eq(0)]
+            with m.If(regs.write("rb_ctrl")):
+                m.d.sync += tag_mode.eq(wdata[0])
+            for c in range(self.word_chunks):
+                with m.If(regs.write("chunk", c)):
+                    m.d.sync += chunks[c].eq(wdata)
+            with m.If(regs.write("push")):
+                m.d.sync += [pending.eq(1), word.eq(Cat(*chunks)[:bn.word_bits])]
             m.d.comb += bn.i_data.eq(Mux(tag_mode, tags(N), bank.o_ingress))
             m.d.comb += bank.i_egress.eq(bn.o_data)
             rb = [Signal(W, name=f"brb{p}") for p in range(N)]
             with m.If(tag_mode):
                 m.d.sync += [rb[p].eq(bn.o_data[p * W:(p + 1) * W]) for p in range(N)]
-            with m.If(re & sel):
-                read({0x000: N | (bn.stages << 16) | (W << 24), 0x001: Cat(bn.o_loaded, Const(0, 15), commits),
-                      0x002: accepted, 0x003: tag_mode,
-                      0x004: int(bn.network == "waksman") | (bn.latency << 8)}
-                     | {0x010 + c: chunks[c] for c in range(self.word_chunks)},
-                     [(0x400, rb)])
+            regs.read({"info": N | (bn.stages << 16) | (W << 24), "ctrl": Cat(bn.o_loaded, Const(0, 15), commits),
+                       "accepted": accepted, "rb_ctrl": tag_mode,
+                       "network": int(bn.network == "waksman") | (bn.latency << 8), "chunk": chunks, "rb": rb})
+            regs.check()
 
         # --- next hop ---
         if self.has_nh:
             m.submodules.nexthop = nh = self.nh
-            sel = is_block("nexthop")
+            regs = decode("nexthop")
             hop, result = Signal(8), Signal(32)
-            with m.If(we & sel):
-                with m.If(off == 0x001):
-                    m.d.comb += [nh.i_valid.eq(1), nh.i_node.eq(wdata[:16]), nh.i_dest.eq(wdata[16:]),
-                                 nh.i_hop.eq(hop)]
-                    m.d.sync += result.eq(0)
-                with m.If(off == 0x002):
-                    m.d.sync += hop.eq(wdata)
+            with m.If(regs.write("query")):
+                m.d.comb += [nh.i_valid.eq(1), nh.i_node.eq(wdata[:16]), nh.i_dest.eq(wdata[16:]),
+                             nh.i_hop.eq(hop)]
+                m.d.sync += result.eq(0)
+            with m.If(regs.write("hop")):
+                m.d.sync += hop.eq(wdata)
             with m.If(nh.o_valid):
                 m.d.sync += result.eq(Cat(nh.o_next, Const(0, 16 - len(nh.o_next)), nh.o_link,
                                           Const(0, 15 - len(nh.o_link)), 1))
-            with m.If(re & sel):
-                read({0x000: self.M | (self.S << 16) | (self.nh_h << 24) | (int(self.nh_table) << 31),
-                      0x001: 0, 0x002: hop, 0x003: result})
+            regs.read({"info": self.M | (self.S << 16) | (self.nh_h << 24) | (int(self.nh_table) << 31),
+                       "hop": hop, "result": result})
+            regs.check()
 
         # PRBS reads come from the banks' own registered data
         if rd_x or rd_b:
@@ -288,6 +310,9 @@ class HilTop(wiring.Component):
         if rd_b:
             out = Mux(src == 2, rd_b[0].rdata, out)
         m.d.comb += br.bus_rdata.eq(out)
+        missing = [b for b in R.DESIGNS[self.design] if b not in decoded]
+        require(not missing, f"HIL design {self.design!r}: block(s) {', '.join(missing)} of regmap.DESIGNS "
+                "have no logic in HilTop")
         return m
 
 

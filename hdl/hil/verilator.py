@@ -8,6 +8,15 @@ binary under ``build_root/<design>-<hash>`` of the Verilog, the C++ source and t
 flags, so a second build of the same design is free.  :class:`SimServer`
 runs the binary, reads the port it bound on 127.0.0.1 and stops it (by its
 process id) on exit.
+
+While the host is silent the model's clock runs at ``IDLE_HZ`` cycles per
+second of wall time (when bytes arrive it runs as fast as it can), and the
+bridge is built with an idle time-out of ``SIM_IDLE_TIMEOUT`` =
+``IDLE_HZ`` x 100 ms, LiteX UARTBone's time-out: LiteX's ``CommUART``
+writes each frame in two or three pieces, and pyserial's ``socket://``
+leaves Nagle's algorithm on, so a piece may wait for the model's
+acknowledgement of the previous one (the model re-arms ``TCP_QUICKACK``
+after every receive to keep that wait short).
 """
 
 from __future__ import annotations
@@ -20,14 +29,19 @@ import time
 from pathlib import Path
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.hil.protocol import IDLE_TIMEOUT_S
 
-__all__ = ["build", "serve", "SimServer", "verilator_path", "FAULT_KINDS", "check_fault", "SIM_IDLE_TIMEOUT"]
+__all__ = ["build", "serve", "SimServer", "verilator_path", "FAULT_KINDS", "check_fault", "SIM_IDLE_TIMEOUT",
+           "IDLE_HZ"]
 
 HERE = Path(__file__).resolve().parent
 CPP = HERE / "sim_main.cpp"
 FLAGS = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", "-Wno-lint", "--x-initial", "fast"]
 FAULT_KINDS = ("corrupt", "drop", "stall")
-SIM_IDLE_TIMEOUT = 2048   # cycles: the model idles IDLE_TICKS cycles per 2 ms, so ~64 ms of silence
+IDLE_HZ = 65536           # the model's clock while it waits for the host (sim_main.cpp paces it)
+# cycles: 100 ms of silence, LiteX UARTBone's time-out (a host such as litex_server writes a
+# frame in pieces, which may be that far apart)
+SIM_IDLE_TIMEOUT = int(IDLE_HZ * IDLE_TIMEOUT_S)
 
 
 def verilator_path() -> str:
@@ -67,7 +81,7 @@ def build(build_root, *, design: str = "crossbar", opt: str = "-O1", **params) -
     top = HilTop(design, **params)
     text = verilog.convert(top, name="hil_top", emit_src=False)
     cpp = CPP.read_text()
-    key = hashlib.sha256("\0".join([text, cpp, " ".join(FLAGS), opt]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\0".join([text, cpp, " ".join(FLAGS), opt, str(IDLE_HZ)]).encode()).hexdigest()[:16]
     out = Path(build_root) / f"{design}-{key}"
     exe = out / "obj" / "Vhil_top"
     if exe.exists():
@@ -90,6 +104,7 @@ def _compile(build_root, design, key, text, cpp, opt, out, exe) -> Path:
     (tmp / "sim_main.cpp").write_text(cpp)
     make = f"CFG_CXXFLAGS_PCH_I=-include OPT_FAST={opt} OPT_SLOW={opt} OPT_GLOBAL={opt}"
     cmd = [verilator_path(), "--cc", "--exe", "--build", "-j", "2", "-MAKEFLAGS", make, *FLAGS,
+           "-CFLAGS", f"-DPERMNET_IDLE_HZ={IDLE_HZ}",
            "--top-module", "hil_top", "--Mdir", "obj", "-o", "Vhil_top", "hil_top.v", "sim_main.cpp"]
     proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
@@ -136,6 +151,8 @@ class SimServer:
         parts = line.split()
         if len(parts) != 3 or parts[0] != "listening":
             self.__exit__(None, None, None)
+            if parts[:1] == ["error"]:
+                raise PermnetError(f"HIL model cannot listen on {line.strip().removeprefix('error ')}")
             raise PermnetError(f"HIL model {self.exe} did not start (got {line.strip()!r})")
         self.port = int(parts[2])
         return self

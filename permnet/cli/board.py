@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
+
 
 @click.command()
 @click.argument("board", type=click.Choice(["ulx3s", "icebreaker"]))
@@ -12,7 +14,7 @@ import click
 @click.option("--no-build", is_flag=True, help="only write the build files (Verilog/RTLIL, LPF/PCF, scripts)")
 @click.option("--design", type=click.Choice(["demo", "hil"]), default="demo", show_default=True,
               help="demo: LEDs; hil: the hardware-in-the-loop top level on the USB serial port")
-@click.option("--hil-design", type=click.Choice(["crossbar", "benes", "nexthop", "all"]), default="crossbar",
+@click.option("--hil-design", type=click.Choice(list(HIL_DESIGNS)), default="crossbar",
               show_default=True, help="with --design hil: what sits behind the bridge")
 @click.option("--ports", type=click.IntRange(2, 1024), default=8, show_default=True,
               help="with --design hil: crossbar/Beneš ports")

@@ -14,6 +14,7 @@ import click
 
 from permnet.cli.common import ints, ldi_options
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
 from permnet.rtlnet import ROUTER_CHOICES
 
 
@@ -99,7 +100,7 @@ def hil_options(f):
     f = click.option("--width", type=int, default=8, show_default=True,
                      help="data bits per port (>= bits of the port count, for the tag read-back)")(f)
     f = click.option("--ports", type=int, default=8, show_default=True, help="crossbar ports")(f)
-    f = click.option("--design", type=click.Choice(["crossbar", "benes", "nexthop", "all"]), default="crossbar",
+    f = click.option("--design", type=click.Choice(list(HIL_DESIGNS)), default="crossbar",
                      show_default=True)(f)
     return f
 

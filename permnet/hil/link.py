@@ -6,9 +6,13 @@ The protocol is :mod:`permnet.gen.hil.protocol` (LiteX UARTBone, plus the
 CRC-8 framed mode the driver uses when the bridge answers it), the
 addresses :mod:`permnet.gen.hil.regmap`.  Every wait is bounded by
 ``timeout``; in framed mode a lost, late or corrupted frame is retried at
-most ``retries`` times (after ``resync`` seconds of silence, so the bridge
-drops any partial frame), and a retried write is never executed twice (the
-bridge acknowledges a repeated sequence number without executing it).
+most ``retries`` times (after ``timeout`` + ``resync`` seconds of silence,
+longer than the bridge's idle time-out -- ``IDLE_TIMEOUT_S``, 100 ms, on
+boards and the model -- so the bridge has dropped any partial frame), and a
+retried write is never executed twice (the bridge acknowledges a repeated
+sequence number without executing it).  Each frame goes out in one write
+with ``TCP_NODELAY`` on sockets; LiteX's ``litex_server`` writes a frame in
+pieces, which the bridge's time-out allows for.
 Failures raise :class:`HilTimeout` or :class:`HilFramingError`, both
 :class:`~permnet.gen.errors.PermnetError`.
 """
@@ -453,7 +457,7 @@ class Link:
         self.set_reg(prbs, "run", words)
         if inject is not None:
             self.set_reg(prbs, "inject", inject)
-        t_end = time.monotonic() + self.timeout + words / 1e4   # the model idles at ~32k cycles/s
+        t_end = time.monotonic() + self.timeout + words / 1e4   # the model idles at 65536 cycles/s
         while self.reg(prbs, "run"):
             if time.monotonic() > t_end:
                 raise HilTimeout(f"{self.url}: PRBS run of {words} words did not finish")

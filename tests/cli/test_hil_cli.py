@@ -13,23 +13,37 @@ from permnet.cli import main
 
 
 def test_regmap_markdown_and_csv_agree_and_do_not_overlap(tmp_path, capsys):
+    """The CSV (LiteX's csr.csv) has one 32-bit row per Markdown register,
+    per element of an array (``xbar_rb0`` ...) and one per window; a memory
+    (``identifier_mem``) is its block's ``csr_base`` row."""
     assert main(["hil", "regmap", "--design", "all", "--ports", "16", "--size", "8"]) == 0
     md = capsys.readouterr().out
     assert main(["hil", "regmap", "--design", "all", "--ports", "16", "--size", "8", "-o",
                  str(tmp_path / "csr.csv")]) == 0
     csv = (tmp_path / "csr.csv").read_text()
-    md_regs = {m.group(2): (int(m.group(1), 16), int(m.group(3)))
-               for m in re.finditer(r"\| `(0x[0-9a-f]+)` \| `(\w+)` \| \w+ \| (\d+)", md)}
+    md_regs = {}
+    for m in re.finditer(r"\| `(0x[0-9a-f]+)` \| `(\w+)` \| \w+ \| (\d+)( \((window|array|memory)\))?", md):
+        addr, name, count = int(m.group(1), 16), m.group(2), int(m.group(3))
+        if m.group(5) == "memory":                        # LiteX sees a memory by its csr_base only
+            assert f"csr_base,{name.removesuffix('_data')},0x{4 * addr:08x},," in csv
+        elif m.group(5) != "array":
+            md_regs[name] = addr
+        else:
+            md_regs.update({f"{name}{i}": addr + i for i in range(count)})
     csv_regs = {}
     for line in csv.splitlines():
         if line.startswith("csr_register,"):
             _, name, byte_addr, size, _ = line.split(",")
-            csv_regs[name] = (int(byte_addr, 16) // 4, int(size))
+            assert size == "1"
+            csv_regs[name] = int(byte_addr, 16) // 4
     assert md_regs == csv_regs and len(md_regs) >= 30
-    spans = sorted(csv_regs.values())
-    for (a, n), (b, _) in zip(spans, spans[1:]):
-        assert a + n <= b, "registers overlap"
-    assert csv_regs["xbar_rb"][1] == 16 and csv_regs["benes_rb"][1] == 8
+    addrs = sorted(csv_regs.values())
+    assert len(set(addrs)) == len(addrs), "registers overlap"
+    assert "xbar_rb15" in csv_regs and "xbar_rb16" not in csv_regs and "benes_rb7" in csv_regs
+    assert "benes_chunk0" in csv_regs                     # an array of one element keeps its index
+    constants = dict(line.split(",")[1:3] for line in csv.splitlines() if line.startswith("constant,"))
+    assert constants["config_csr_data_width"] == "32" and constants["config_bus_address_width"] == "32"
+    assert all(len(line.split(",")) == 5 for line in csv.splitlines() if not line.startswith("#"))
 
 
 def test_rtl_hil_ports(tmp_path, capsys):

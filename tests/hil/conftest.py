@@ -26,6 +26,12 @@ def hil_model():
 
 
 @pytest.fixture(scope="session")
+def hil_model_params():
+    """``HilTop`` keyword arguments of the session model (for its register map)."""
+    return {k: v for k, v in MODEL.items() if k != "opt"}
+
+
+@pytest.fixture(scope="session")
 def hil_server(hil_model):
     from permnet.hdl.hil.verilator import SimServer
 

@@ -51,3 +51,15 @@ def test_hil_run_on_a_dead_link_is_one_line(tmp_path, capsys):
     assert main(["hil", "run", "--url", "socket://127.0.0.1:1", "--config", str(cfg), "--timeout", "0.2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("permnet: error: cannot open HIL link")
+
+
+def test_a_busy_port_is_one_clear_error(hil_model):
+    import pytest
+
+    from permnet.gen.errors import PermnetError
+    from permnet.hdl.hil.verilator import SimServer
+
+    with SimServer(hil_model, max_seconds=30) as first:
+        with pytest.raises(PermnetError, match=f"cannot listen on 127.0.0.1:{first.port}: Address already in use"):
+            with SimServer(hil_model, port=first.port, max_seconds=30):
+                pass
