@@ -17,7 +17,7 @@ from permnet import ocsconfig
 from permnet.gen.errors import require
 from permnet.gen.planes import runtime
 
-__all__ = ["read_planes", "load_writes", "pack_write"]
+__all__ = ["read_planes", "load_writes"]
 
 
 def read_planes(path, M: int | None = None, S: int | None = None) -> np.ndarray:
@@ -33,8 +33,3 @@ def load_writes(path, kind: str, network: str = "benes") -> list[tuple[int, int,
     """The ``(plane, addr, data)`` writes that load the file's planes (commit after the last)."""
     return runtime.config_writes(kind, read_planes(path), network)
 
-
-def pack_write(plane: int, addr: int, data: int, addr_bits: int, data_bits: int) -> int:
-    """One write as a single word, ``plane`` | ``addr`` | ``data`` from the
-    most significant end (the lines of ``permnet rtl planes``'s ``_cfg.hex``)."""
-    return (plane << (addr_bits + data_bits)) | (addr << data_bits) | data

@@ -37,7 +37,7 @@ from permnet.gen.graph.permutations import check_partial_permutation
 from permnet.gen.routing import benes as router
 
 __all__ = ["KINDS", "LOADABLE", "check_planes", "addr_bits", "data_bits", "dest_bits", "config_writes",
-           "plane_writes", "decode_readback", "benes_stages"]
+           "plane_writes", "decode_readback", "benes_stages", "pack_write"]
 
 KINDS = ("wires", "crossbar", "benes")
 LOADABLE = ("crossbar", "benes")
@@ -136,3 +136,9 @@ def decode_readback(kind: str, M: int, words, network: str = "benes") -> list[in
             require(words[stages] >> m & 1, f"node {n} is connected but output {m} is masked off")
             perm[n] = m
     return perm
+
+
+def pack_write(plane: int, addr: int, data: int, addr_bits: int, data_bits: int) -> int:
+    """One write as a single word, ``plane | addr | data`` from the most
+    significant end (the lines of ``permnet rtl planes``'s ``_cfg.hex``)."""
+    return (plane << (addr_bits + data_bits)) | (addr << data_bits) | data
