@@ -122,6 +122,20 @@ class PlaneSet(wiring.Component):
         return int(self.register)
 
     @property
+    def entries(self) -> int:
+        """Configuration entries per plane (``cfg.addr`` 0 .. entries-1)."""
+        require(self.kind in runtime.LOADABLE, f"{self.kind!r} planes have no configuration port")
+        return self.M if self.kind == "crossbar" else runtime.benes_stages(self.M, self.network) + 2
+
+    def writes(self, planes) -> list[tuple[int, int, int]]:
+        """The ``(plane, addr, data)`` writes that load ``planes`` (S lists of M); commit after them."""
+        return runtime.config_writes(self.kind, runtime.check_planes(planes, self.M, self.S), self.network)
+
+    def decode(self, words) -> list[int]:
+        """One plane's permutation (-1 unconnected) from its :attr:`entries` read-back words."""
+        return runtime.decode_readback(self.kind, self.M, words, self.network)
+
+    @property
     def notes(self) -> list[str]:
         """Lines for the Verilog header comment."""
         lines = [f"fwd_i/fwd_o: plane y, node n at bits [(y*M+n)*W, (y*M+n+1)*W), W = {self.fwd_width}; "

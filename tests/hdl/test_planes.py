@@ -84,8 +84,7 @@ class Bench:
 
     async def readback(self, y):
         d, c, out = self.dut, self.dut.cfg, []
-        count = d.M if d.kind == "crossbar" else runtime.benes_stages(d.M, d.network) + 2
-        for a in range(count):
+        for a in range(d.entries):
             self.ctx.set(c.plane, y)
             self.ctx.set(c.addr, a)
             await self.ctx.tick()
@@ -114,7 +113,7 @@ def load_and_check(kind, planes, start=None, network="benes"):
     S, M = len(planes), len(planes[0])
     start = start if start is not None else identity(M, S)
     dut = PlaneSet(M, S, FW, BW, kind, start, network=network)
-    writes = runtime.config_writes(kind, planes, network)
+    writes = dut.writes(planes)
 
     async def body(b):
         check_routes(b, start, 0)
@@ -123,7 +122,7 @@ def load_and_check(kind, planes, start=None, network="benes"):
         await b.commit()
         check_routes(b, planes, 2)
         for y in range(S):
-            assert runtime.decode_readback(kind, M, await b.readback(y), network) == list(planes[y])
+            assert dut.decode(await b.readback(y)) == list(planes[y])
     simulate(dut, body)
 
 
