@@ -91,9 +91,20 @@ def test_rtl_planes_bad_input(tmp_path, ldi12, args, needle):
     assert not (tmp_path / "out.v").exists()
 
 
-@pytest.mark.slow
-def test_synth_crossbar_on_ecp5_uses_the_hand_mapped_cells():
-    # 8 x 8 ports, 2 bits: 8 * 2 multiplexers of 4 LUT4 (8:1 = 4 LUT4 + 2 PFUMX + L6MUX21)
-    out = json.loads(run("synth", "crossbar", "--ports", 8, "--width", 2, "--target", "ecp5", "--json").stdout)
-    generic = json.loads(run("synth", "crossbar", "--ports", 8, "--width", 2, "--target", "ice40", "--json").stdout)
-    assert out["target"] == "ecp5" and out["lut4"] > 0 and generic["target"] == "ice40"
+@pytest.mark.parametrize("module,args", [("crossbar", ["--ports", 8, "--width", 2]),
+                                         ("benes", ["--size", 8, "--width", 2]),
+                                         ("planes", ["--kind", "benes", "--planes", "PLANES"])])
+def test_synth_builds_the_ecp5_cells_only_for_ecp5(monkeypatch, ldi12, module, args):
+    # the component handed to synthesis, captured instead of synthesized
+    from click.testing import CliRunner
+
+    import permnet.hdl.synth
+    from permnet.cli.synth import synth
+    seen = []
+    monkeypatch.setattr(permnet.hdl.synth, "synthesize",
+                        lambda comp, target, freq_mhz: seen.append(comp) or {"target": target})
+    args = [str(ldi12) if a == "PLANES" else str(a) for a in args]
+    for target in ("ecp5", "ice40"):
+        res = CliRunner().invoke(synth, [module, *args, "--target", target, "--json"])
+        assert res.exit_code == 0, res.output
+    assert [c.cells for c in seen] == ["ecp5", None]
