@@ -90,7 +90,7 @@ def planes_options(f):
                      help="bits per port going back along each circuit (credits)")(f)
     f = click.option("--fwd-width", type=int, default=32, show_default=True, help="bits per port, forward")(f)
     f = click.option("--planes", "planes_path", required=True, type=click.Path(dir_okay=False),
-                     help="planes file (what permnet planes, fabric, mixed or faults write): the reset configuration")(f)
+                     help="planes file (from permnet planes, fabric, mixed or faults): the reset configuration")(f)
     f = click.option("--kind", type=click.Choice(["wires", "crossbar", "benes"]), default="crossbar",
                      show_default=True, help="fixed wires, or planes reloadable at run time")(f)
     return f

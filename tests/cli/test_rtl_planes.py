@@ -13,7 +13,7 @@ from cli_runner import run
 
 
 @pytest.fixture(scope="module")
-def ldi12(tmp_path_factory):
+def ldi6(tmp_path_factory):
     path = tmp_path_factory.mktemp("p") / "ldi6.json"
     run("planes", "ldi", "-M", 6, "-S", 2, "-o", path)
     return path
@@ -26,8 +26,8 @@ def port_width(text, name):
 
 
 @pytest.mark.parametrize("kind", ["crossbar", "benes"])
-def test_rtl_planes_ports_and_load_file(tmp_path, ldi12, kind):
-    run("rtl", "planes", "--kind", kind, "--planes", ldi12, "--fwd-width", 8, "--bwd-width", 2,
+def test_rtl_planes_ports_and_load_file(tmp_path, ldi6, kind):
+    run("rtl", "planes", "--kind", kind, "--planes", ldi6, "--fwd-width", 8, "--bwd-width", 2,
         "-o", tmp_path / "p.v")
     text = (tmp_path / "p.v").read_text()
     M, S = 6, 2
@@ -40,16 +40,16 @@ def test_rtl_planes_ports_and_load_file(tmp_path, ldi12, kind):
     # the _cfg.hex lines are the writes that load the file: plane | addr | data
     words = [int(x, 16) for x in (tmp_path / "p_cfg.hex").read_text().split()]
     writes = [(w >> (ab + db), (w >> db) & ((1 << ab) - 1), w & ((1 << db) - 1)) for w in words]
-    assert writes == load_writes(ldi12, kind)
-    planes = json.loads(ldi12.read_text())["planes"]
+    assert writes == load_writes(ldi6, kind)
+    planes = json.loads(ldi6.read_text())["planes"]
     per_plane = len(writes) // S
     for y in range(S):
         got = runtime.decode_readback(kind, M, [d for _, _, d in writes[y * per_plane:(y + 1) * per_plane]])
         assert got == planes[y]
 
 
-def test_rtl_planes_wires_has_no_config_port(tmp_path, ldi12):
-    run("rtl", "planes", "--kind", "wires", "--planes", ldi12, "-o", tmp_path / "w.v")
+def test_rtl_planes_wires_has_no_config_port(tmp_path, ldi6):
+    run("rtl", "planes", "--kind", "wires", "--planes", ldi6, "-o", tmp_path / "w.v")
     text = (tmp_path / "w.v").read_text()
     assert "cfg__" not in text and "input clk" not in text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.v"]
@@ -84,8 +84,8 @@ def test_emit_target_selects_the_cells(module, target, cells):
     (["--kind", "crossbar", "--planes", "PLANES", "--fwd-width", 0], "fwd_width must be >= 1"),
     (["--kind", "mesh", "--planes", "PLANES"], "Invalid value for '--kind'"),
 ])
-def test_rtl_planes_bad_input(tmp_path, ldi12, args, needle):
-    args = [str(ldi12) if a == "PLANES" else str(tmp_path / "missing.json") if a == "MISSING" else a for a in args]
+def test_rtl_planes_bad_input(tmp_path, ldi6, args, needle):
+    args = [str(ldi6) if a == "PLANES" else str(tmp_path / "missing.json") if a == "MISSING" else a for a in args]
     p = run("rtl", "planes", *args, "-o", tmp_path / "out.v", check=False)
     assert p.returncode == 2 and needle.replace("MISSING", "missing.json") in p.stderr, p.stderr
     assert not (tmp_path / "out.v").exists()
@@ -94,7 +94,7 @@ def test_rtl_planes_bad_input(tmp_path, ldi12, args, needle):
 @pytest.mark.parametrize("module,args", [("crossbar", ["--ports", 8, "--width", 2]),
                                          ("benes", ["--size", 8, "--width", 2]),
                                          ("planes", ["--kind", "benes", "--planes", "PLANES"])])
-def test_synth_builds_the_ecp5_cells_only_for_ecp5(monkeypatch, ldi12, module, args):
+def test_synth_builds_the_ecp5_cells_only_for_ecp5(monkeypatch, ldi6, module, args):
     # the component handed to synthesis, captured instead of synthesized
     from click.testing import CliRunner
 
@@ -103,7 +103,7 @@ def test_synth_builds_the_ecp5_cells_only_for_ecp5(monkeypatch, ldi12, module, a
     seen = []
     monkeypatch.setattr(permnet.hdl.synth, "synthesize",
                         lambda comp, target, freq_mhz: seen.append(comp) or {"target": target})
-    args = [str(ldi12) if a == "PLANES" else str(a) for a in args]
+    args = [str(ldi6) if a == "PLANES" else str(a) for a in args]
     for target in ("ecp5", "ice40"):
         res = CliRunner().invoke(synth, [module, *args, "--target", target, "--json"])
         assert res.exit_code == 0, res.output

@@ -6,7 +6,6 @@ word driven on node n's output y must arrive on input y of node P_y(n)
 (Melhem eq. (3)), the backward word the other way; unconnected ports read 0.
 The files are what the ``permnet`` commands write."""
 
-import numpy as np
 import pytest
 from amaranth.sim import Simulator
 from hypothesis import given, settings, strategies as st
@@ -15,7 +14,7 @@ from permnet.gen.errors import PermnetError
 from permnet.gen.planes import runtime
 from permnet.hdl.planes import PlaneSet
 from permnet.planeload import load_writes, read_planes
-from tests.cli_runner import run as permnet
+from cli_runner import run as permnet
 
 FW, BW = 8, 4
 
