@@ -6,6 +6,8 @@ word driven on node n's output y must arrive on input y of node P_y(n)
 (Melhem eq. (3)), the backward word the other way; unconnected ports read 0.
 The files are what the ``permnet`` commands write."""
 
+import json
+
 import pytest
 from amaranth.sim import Simulator
 from hypothesis import given, settings, strategies as st
@@ -132,13 +134,18 @@ def files(tmp_path_factory):
     permnet("mixed", "ldi", "-M", 12, "-S", 3, "--plane", "ring", "-o", d / "mixed.json")
     permnet("faults", "ldi", "-M", 12, "-S", 3, "--failed", "2,5", "-o", d / "faults.json")
     permnet("planes", "ldi", "-M", 9, "-S", 3, "-o", d / "ldi9.txt", "--format", "pairs")
+    (d / "inv.toml").write_text('[[device]]\nname = "g"\nmodel = "generic"\nports = 16\ncount = 4\n')
+    permnet("fabric", "compile", "--topology", "ldi", "-M", 10, "-S", 3, "--inventory", d / "inv.toml",
+            "-o", d / "fab")
     return d
 
 
 @pytest.mark.parametrize("kind", ["crossbar", "benes"])
-@pytest.mark.parametrize("name", ["ldi.json", "mixed.json", "faults.json", "ldi9.txt"])
+@pytest.mark.parametrize("name", ["ldi.json", "mixed.json", "faults.json", "ldi9.txt", "fab/fabric.json"])
 def test_loaded_file_routes_as_the_file_says(files, kind, name):
     planes = read_planes(files / name).tolist()
+    if name == "fab/fabric.json":
+        assert planes == json.loads((files / name).read_text())["planes"]
     assert load_writes(files / name, kind) == runtime.config_writes(kind, planes)
     load_and_check(kind, planes)
 
