@@ -17,6 +17,10 @@ through the same registers as the data, so a word that entered under one
 configuration leaves under that configuration even when a commit happens
 while it is in flight: a new configuration follows the old one without a
 bubble.  Model: :func:`permnet.sim.reference.benes_outputs`.
+
+The columns and links are also functions (:func:`switch_stage`,
+:func:`relink`, :func:`traverse`) for other tops: :class:`permnet.hdl.planes.PlaneSet`
+runs the same network backwards for its credit path (the inverse permutation).
 """
 
 from __future__ import annotations
@@ -84,12 +88,16 @@ def traverse(m, switches, links, wires, words, cells=None, *, reverse=False, nam
     outputs and go back through the same stages in reverse order with the
     same settings; the wire entering at output m leaves at input P^-1(m).
 
-    Why the reverse is the inverse: the network is the product
-    L_{T-2} X_{T-2} ... L_0 X_0 ... with X_s the permutation of stage s's
-    switches and L_s the links after it.  Every 2x2 switch, straight or
-    crossed, is an involution, so X_s^-1 = X_s, and the inverse of the
-    product is X_0 L_0^-1 X_1 ... L_{T-2}^-1 X_{T-1}: the stages in reverse
-    order, each with its own setting, the links undone in between."""
+    Why the reverse is the inverse: as a map of wire positions (applied
+    right to left) the T-stage network is
+    P = X_{T-1} L_{T-2} X_{T-2} ... L_0 X_0, with X_s the permutation the
+    switches of stage s apply and L_s the links after stage s.  A 2x2
+    switch, straight or crossed, is an involution and the switches of a
+    stage touch disjoint pairs, so X_s^-1 = X_s and
+    P^-1 = X_0 L_0^-1 X_1 ... L_{T-2}^-1 X_{T-1}: stage T-1 first, then the
+    links undone, ..., stage 0 last, every stage with its own setting --
+    which is the reverse traversal.  So the backward word entering at
+    output P(n) leaves at input n."""
     order = range(len(switches) - 1, -1, -1) if reverse else range(len(switches))
     last = len(switches) - 1
     for s in order:
