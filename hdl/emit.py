@@ -10,7 +10,16 @@ files that go with it (``$readmemh`` text, one word per line):
   configuration (``enable << ingress_bits | ingress`` per egress, slot 0
   first) and with slots ``<stem>_dur.hex``, the durations;
 * Beneš: ``<stem>_cfg.hex``, one floor(N/2)-bit word per stage (the
-  ``config.hex`` of ``permnet benes``) of the initial configuration.
+  ``config.hex`` of ``permnet benes``) of the initial configuration;
+* plane set: ``<stem>_cfg.hex``, the configuration writes that load its
+  planes, one per line, ``plane | addr | data`` packed from the most
+  significant end (:func:`permnet.gen.planes.runtime.config_writes`).
+
+``target``: ``"ecp5"`` builds the crossbar, Beneš and plane-set
+multiplexers from the hand-mapped ECP5 cells of :mod:`permnet.hdl.muxtree`
+(yosys's ECP5 primitives LUT4, PFUMX, L6MUX21: for ECP5 synthesis only);
+``"generic"`` (default, and any other synthesis target such as ``ice40``)
+is plain Amaranth for simulators and other families.
 """
 
 from __future__ import annotations
@@ -30,10 +39,20 @@ from permnet.gen.topologies import ldi
 from permnet.hdl.benes import BenesNetwork
 from permnet.hdl.crossbar import DUR_BITS, CrossbarPlane, stream_words
 from permnet.hdl.datapath import bits
+from permnet.gen.planes import runtime
+from permnet.hdl.planes import PlaneSet
 from permnet.hdl.nexthop import LdiNextHop, LdiNextHopNaive, LdiNextHopTable
 from permnet.gen.graph.permutations import inverse_partial as crossbar_select
 
-__all__ = ["Generated", "nexthop", "crossbar", "benes", "write_verilog"]
+__all__ = ["Generated", "nexthop", "crossbar", "benes", "planes", "write_verilog", "TARGETS", "cells_for"]
+
+TARGETS = ("generic", "ecp5")
+
+
+def cells_for(target: str):
+    """The ``cells`` attribute of the multiplexing modules for a target
+    (a synthesis target such as ``ice40`` takes the generic form)."""
+    return "ecp5" if target == "ecp5" else None
 
 
 @dataclass
@@ -79,7 +98,8 @@ def nexthop(M: int, S: int, *, pipeline: int = 1, variant: str = "auto", shortcu
                      LdiNextHop(M, S, pipeline=pipeline, shortcut=shortcut, digits=digits), params)
 
 
-def crossbar(ports: int, width: int, *, slots: int = 1, planes=None, durations=None) -> Generated:
+def crossbar(ports: int, width: int, *, slots: int = 1, planes=None, durations=None,
+             target: str = "generic") -> Generated:
     """``planes``: initial configurations as ingress -> egress lists (one per
     slot; default identity), ``durations`` in cycles (default 1)."""
     planes = planes if planes is not None else [list(range(ports))] * slots
@@ -89,26 +109,49 @@ def crossbar(ports: int, width: int, *, slots: int = 1, planes=None, durations=N
     selects = [crossbar_select(p).tolist() for p in planes]
     durations = durations if durations is not None else [1] * slots
     comp = CrossbarPlane(ports, width, slots=slots, init=selects, durations=durations)
+    comp.cells = cells_for(target)
     files = {"cfg": stream_words(selects, ports)}
     digits = {"cfg": hex_digits(bits(ports - 1) + 1)}
     if slots > 1:
         files["dur"] = list(durations)
         digits["dur"] = hex_digits(DUR_BITS)
     return Generated("crossbar", "crossbar_plane", comp,
-                     {"ports": ports, "width": width, "slots": slots}, files, digits)
+                     {"ports": ports, "width": width, "slots": slots, "target": target}, files, digits)
 
 
-def benes(size: int, width: int, *, network: str = "benes", pipeline_mask: int = 0, perm=None) -> Generated:
+def benes(size: int, width: int, *, network: str = "benes", pipeline_mask: int = 0, perm=None,
+          target: str = "generic") -> Generated:
     """``perm``: the initial permutation (default identity)."""
     require(isinstance(size, int) and size >= 2, f"size must be >= 2, got {size}")
     r = router.route(np.arange(size) if perm is None else perm, network)
     require(r.size == size, f"initial permutation has {r.size} entries, the network {size}")
     words = router.stage_words(r)
     comp = BenesNetwork(size, width, network=network, pipeline_mask=pipeline_mask, init=words)
+    comp.cells = cells_for(target)
     return Generated("benes", "benes_network", comp,
                      {"size": size, "width": width, "network": network, "pipeline_mask": hex(pipeline_mask),
-                      "stages": comp.stages, "latency": comp.latency}, {"cfg": words},
+                      "stages": comp.stages, "latency": comp.latency, "target": target}, {"cfg": words},
                      {"cfg": hex_digits(size // 2)})
+
+
+def planes(kind: str, planes, fwd_width: int, bwd_width: int, *, register: bool = False,
+           network: str = "benes", target: str = "generic") -> Generated:
+    """A :class:`~permnet.hdl.planes.PlaneSet` reset to ``planes`` (S lists of M)."""
+    arr = runtime.check_planes(planes)
+    S, M = arr.shape
+    comp = PlaneSet(M, S, fwd_width, bwd_width, kind, arr, register=register, network=network)
+    comp.cells = cells_for(target)
+    params = {"kind": kind, "nodes": M, "planes": S, "fwd_width": fwd_width, "bwd_width": bwd_width,
+              "register": register, "target": target}
+    if kind == "benes":
+        params["network"] = network
+    if kind not in runtime.LOADABLE:
+        return Generated("planes", "plane_set", comp, params)
+    params |= {"cfg_addr_bits": comp.addr_bits, "cfg_data_bits": comp.data_bits}
+    words = [runtime.pack_write(y, a, d, comp.addr_bits, comp.data_bits)
+             for y, a, d in runtime.config_writes(kind, arr, network)]
+    return Generated("planes", "plane_set", comp, params, {"cfg": words},
+                     {"cfg": hex_digits(bits(S - 1) + comp.addr_bits + comp.data_bits)})
 
 
 def write_verilog(gen: Generated, path) -> list[Path]:

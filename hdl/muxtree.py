@@ -20,14 +20,14 @@ ECP5 library, so a design using them is for synthesis only;
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Const, Instance, Module, Mux, Signal
+from amaranth.hdl import Array, Cat, Const, Instance, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.hdl.datapath import bits
 
-__all__ = ["mux_ecp5", "mux_generic", "mux_tree", "lut_mux2", "lut4_count", "CrossbarDatapath"]
+__all__ = ["mux_ecp5", "mux_generic", "mux_tree", "mux_word", "lut_mux2", "lut4_count", "CrossbarDatapath"]
 
 
 def _mux2_init() -> int:
@@ -95,6 +95,15 @@ def mux_ecp5(m, inputs, sel, name="mux"):
 def mux_generic(m, inputs, sel, name="mux"):
     """The same function in plain Amaranth (simulation, other families)."""
     return Array(inputs)[sel]
+
+
+def mux_word(m, inputs, sel, cells=None, name="mux"):
+    """``inputs[sel]`` for equal-width words: per bit :func:`mux_ecp5` when
+    ``cells == "ecp5"`` (synthesis only), else :func:`mux_generic`."""
+    if cells == "ecp5":
+        width = len(inputs[0])
+        return Cat(*(mux_ecp5(m, [v[k] for v in inputs], sel, f"{name}_{k}") for k in range(width)))
+    return mux_generic(m, inputs, sel, name)
 
 
 def mux_tree(m, inputs, sel, name="mux"):

@@ -13,8 +13,17 @@ def rtl():
     """Emit Verilog (Amaranth) and memory-initialisation files."""
 
 
+def _target_option(module):
+    if not module.targeted:
+        return lambda f: f
+    return click.option("--target", type=click.Choice(["generic", "ecp5"]), default="generic", show_default=True,
+                        help="ecp5: multiplexers as hand-mapped ECP5 cells (LUT4/PFUMX/L6MUX21, for ECP5 synthesis "
+                             "only); generic: plain Verilog for simulators and other families")
+
+
 def _rtl_command(module):
     @module.options
+    @_target_option(module)
     @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
     def command(output, **params):
         from permnet.hdl.emit import write_verilog

@@ -53,7 +53,7 @@ def gen_nexthop(M, S, pipeline, variant, shortcut, digits):
     return emit.nexthop(M, S, pipeline=pipeline, variant=variant, shortcut=shortcut, digits=digits)
 
 
-def gen_crossbar(ports, width, slots, config_path, durations):
+def gen_crossbar(ports, width, slots, config_path, durations, target="generic"):
     from permnet import ocsconfig
     from permnet.hdl import emit
 
@@ -67,10 +67,10 @@ def gen_crossbar(ports, width, slots, config_path, durations):
     if durs is not None:
         require(len(durs) == slots, f"--durations needs {slots} values, got {len(durs)}")
         require(all(0 < d < 1 << 16 for d in durs), "durations must be 1..65535 cycles")
-    return emit.crossbar(ports, width, slots=slots, planes=planes, durations=durs)
+    return emit.crossbar(ports, width, slots=slots, planes=planes, durations=durs, target=target)
 
 
-def gen_benes(size, width, mask_text, network, perm_text):
+def gen_benes(size, width, mask_text, network, perm_text, target="generic"):
     from permnet.hdl import emit
     from permnet.switching import parse_perm_text
 
@@ -80,7 +80,29 @@ def gen_benes(size, width, mask_text, network, perm_text):
         raise PermnetError(f"--pipeline-mask: {mask_text!r} is not an integer (e.g. 0b101, 0x5, 5)") from None
     require(mask >= 0, "--pipeline-mask must be >= 0")
     perm = parse_perm_text(perm_text) if perm_text else None
-    return emit.benes(size, width, network=network, pipeline_mask=mask, perm=perm)
+    return emit.benes(size, width, network=network, pipeline_mask=mask, perm=perm, target=target)
+
+
+def planes_options(f):
+    f = click.option("--network", type=click.Choice(["benes", "waksman"]), default="benes", show_default=True,
+                     help="--kind benes: Beneš or Waksman network")(f)
+    f = click.option("--register", is_flag=True, help="registered outputs (latency 1 instead of 0)")(f)
+    f = click.option("--bwd-width", type=int, default=4, show_default=True,
+                     help="bits per port going back along each circuit (credits)")(f)
+    f = click.option("--fwd-width", type=int, default=32, show_default=True, help="bits per port, forward")(f)
+    f = click.option("--planes", "planes_path", required=True, type=click.Path(dir_okay=False),
+                     help="planes file (from permnet planes, fabric, mixed or faults): the reset configuration")(f)
+    f = click.option("--kind", type=click.Choice(["wires", "crossbar", "benes"]), default="crossbar",
+                     show_default=True, help="fixed wires, or planes reloadable at run time")(f)
+    return f
+
+
+def gen_planes(kind, planes_path, fwd_width, bwd_width, register, network, target="generic"):
+    from permnet.hdl import emit
+    from permnet.planeload import read_planes
+
+    return emit.planes(kind, read_planes(planes_path), fwd_width, bwd_width, register=register, network=network,
+                       target=target)
 
 
 def hil_options(f):
@@ -166,15 +188,19 @@ class RtlModule:
     help: str
     options: Callable
     generate: Callable
+    #: the generator takes ``target`` (``generic`` or ``ecp5``: hand-mapped ECP5 multiplexers)
+    targeted: bool = False
 
 
 RTL_MODULES = (
     RtlModule("nexthop", "LDI next-hop unit (ports clk rst i_valid i_node i_dest i_hop o_valid o_link o_next).",
               nexthop_options, gen_nexthop),
     RtlModule("crossbar", "N x N crossbar plane with stream-loaded shadow configuration.",
-              crossbar_options, gen_crossbar),
+              crossbar_options, gen_crossbar, targeted=True),
     RtlModule("benes", "Beneš/Waksman network of 2x2 cells with optional pipeline registers.",
-              benes_options, gen_benes),
+              benes_options, gen_benes, targeted=True),
+    RtlModule("planes", "S planes of M ports (wires, or crossbar/Beneš planes reloadable at run time: "
+              "shadow configuration, commit, read-back).", planes_options, gen_planes, targeted=True),
     RtlModule("hil", "Hardware-in-the-loop top level: UARTBone bridge, registers, datapaths, PRBS.",
               hil_rtl_options, gen_hil),
     RtlModule("network", "Whole network: M routers (VC FIFOs, credits, round-robin) through S planes, "

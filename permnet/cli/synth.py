@@ -22,7 +22,8 @@ def _synth_command(module):
     def command(target, freq, as_json, **params):
         from permnet.hdl.synth import synthesize
 
-        gen = module.generate(**params)
+        # on ECP5 the multiplexing modules take the hand-mapped cells (muxtree)
+        gen = module.generate(**params, target=target) if module.targeted else module.generate(**params)
         rep = synthesize(gen.component, target, freq_mhz=freq)
         emit({"module": gen.kind, **gen.params, **rep}, as_json)
 
