@@ -47,3 +47,38 @@ def plan_file(spec: str, M: int, S: int, *, seed: int = 0, evaluations: int = 0,
                 "circuits": res.circuits, "free_planes": res.free}
         paths = ocsconfig.write_files(ocsconfig.OcsConfig(res.planes, meta), output, fmt, device_ports, single_file)
     return res, paths
+
+
+def schedule_config(rep):
+    """The OCS configuration playing a schedule: every configuration's S planes
+    stacked (configuration c is planes c*S .. c*S+S-1) and one TDM slot per
+    configuration lasting ``delay + duration`` microseconds (the TDM path
+    counts a slot's guard time, here the reconfiguration delay, inside it)."""
+    from permnet import ocsconfig
+
+    ours = rep.ours
+    S = rep.degree
+    planes = ours.configs.reshape(-1, rep.nodes)
+    slots = [{"duration_us": float(rep.delay + t), "planes": list(range(c * S, c * S + S))}
+             for c, t in enumerate(ours.durations)]
+    meta = {"family": "traffic-schedule", "nodes": rep.nodes, "degree": S, "reconfig_delay_us": rep.delay,
+            "horizon_us": rep.horizon, "load": rep.load, "method": ours.method, "served": round(ours.served, 9)}
+    return ocsconfig.OcsConfig(planes, meta, schedule=slots)
+
+
+def schedule_file(spec: str, M: int, S: int, *, delay: float, horizon: float, load: float = 1.0, seed: int = 0,
+                  two_hop: bool = False, output=None):
+    """``permnet plan --schedule``: ours, Solstice and BvN schedules of the demand
+    (:func:`permnet.gen.traffic.schedule.schedule_demand`); with ``output`` ours is
+    written as a JSON OCS configuration with a TDM schedule (:func:`schedule_config`).
+    Returns (report, paths written)."""
+    from permnet import ocsconfig
+    from permnet.gen.errors import require
+    from permnet.gen.traffic.schedule import schedule_demand
+
+    rep = schedule_demand(read_demand(spec, M, seed), S, delay, horizon, load=load, two_hop=two_hop)
+    paths = []
+    if output:
+        require(rep.ours.count > 0, "the schedule is empty (the horizon holds no configuration): nothing to write")
+        paths = ocsconfig.write_files(schedule_config(rep), output, "json")
+    return rep, paths
