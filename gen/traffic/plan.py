@@ -56,11 +56,8 @@ import math
 import time
 from dataclasses import dataclass, field
 
-import llvmlite.ir as ir
 import numpy as np
 from numba import njit, prange
-from numba.core import types
-from numba.extending import intrinsic
 
 from permnet.gen.errors import require
 from permnet.gen.traffic.demand import check_demand
@@ -71,15 +68,12 @@ CHUNKS = 16
 EXACT_MATCHING_NODES = 512
 
 
-@intrinsic
-def _cttz(_typingctx, x):
-    """Trailing zeros of a non-zero uint64 (LLVM cttz): the index of its lowest set bit."""
-    if x != types.uint64:
-        return None
-
-    def codegen(_context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-    return types.uint64(types.uint64), codegen
+# the index of a word's lowest set bit by de Bruijn multiplication (Leiserson, Prokop and
+# Randall, 1998): (x & -x) * B >> 58 is distinct for the 64 powers of two
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.zeros(64, np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[(((1 << _i) * int(_DEBRUIJN)) % (1 << 64)) >> 58] = _i
 
 
 @njit(cache=True, parallel=True)
@@ -91,6 +85,7 @@ def _hops_all(planes, DT, need, nbatch):
     S, M = planes.shape
     tot = np.zeros(nbatch)
     lost = np.zeros(nbatch)
+    table = _DEBRUIJN_INDEX
     for b in prange(nbatch):
         s0 = b * 64
         ns = min(64, M - s0)
@@ -135,7 +130,7 @@ def _hops_all(planes, DT, need, nbatch):
                     cur[ncur] = v
                     ncur += 1
                     while w:
-                        j = _cttz(w)
+                        j = table[((w & (~w + np.uint64(1))) * _DEBRUIJN) >> np.uint64(58)]
                         w &= w - np.uint64(1)
                         d = DT[v, s0 + j]
                         if d > 0:
