@@ -56,8 +56,9 @@ candidate configurations the durations are re-optimised by a linear
 program (maximise the direct service subject to the horizon, HiGHS via
 :func:`scipy.optimize.linprog`), configurations left with no duration are
 dropped (each frees a delay) and the LP solved again; the sets tried are
-the prefixes of Solstice's and of BvN's sequences that fit the horizon,
-extended one configuration at a time while that helps.  Solstice's own
+the prefixes of Solstice's and of BvN's sequences that fit the horizon
+(a baseline serving under 90 % of the other's is skipped), extended one
+configuration at a time while that helps (at most 3).  Solstice's own
 durations are feasible for the LP over its prefix, so ours serves at least
 Solstice's fraction (and BvN's), whatever the workload.
 """
@@ -81,6 +82,8 @@ __all__ = ["Schedule", "ScheduleReport", "schedule_demand", "served_direct", "tw
 EPS = 1e-9
 #: at most this many candidate configurations enter one LP
 MAX_LP_CONFIGS = 256
+#: configurations added one at a time after a baseline's prefix
+MAX_EXTENSIONS = 3
 
 
 @dataclass
@@ -336,7 +339,8 @@ def optimise_durations(D, configs, delay, horizon):
     b_ub = np.zeros(P + 1)
     b_ub[P] = budget
     bounds = [(0, None)] * C + list(zip(np.zeros(P), D.reshape(-1)[pairs]))
-    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    # interior point (with crossover): 4x faster than simplex on these LPs at M = 512
+    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ipm")
     if res.status != 0:
         return np.zeros(C), 0.0
     t = np.clip(res.x[:C], 0.0, None)
@@ -371,7 +375,8 @@ def _prefix_search(D, seq, S, delay, horizon):
     allc, _ = _truncate(seq, S, M, 0.0, math.inf) if seq else (configs, None)
     n = len(configs)
     best = _optimised(D, configs, delay, horizon)
-    while n < min(len(allc), MAX_LP_CONFIGS):
+    stop = min(len(allc), MAX_LP_CONFIGS, n + MAX_EXTENSIONS)
+    while n < stop:
         n += 1
         cand = _optimised(D, allc[:n], delay, horizon)
         if cand[2] <= best[2] * (1 + 1e-12):
@@ -408,7 +413,9 @@ def schedule_demand(D, S: int, delay: float, horizon: float, *, load: float = 1.
     bv = _schedule("bvn", c, t, D, t0, two_hop)
     t0 = time.perf_counter()
     cands = [(sol.configs, sol.durations, sol.served, "solstice"), (bv.configs, bv.durations, bv.served, "bvn")]
-    for seq, name in ((sol_seq, "solstice+lp"), (bvn_seq, "bvn+lp")):
+    for seq, name, base in ((sol_seq, "solstice+lp", sol), (bvn_seq, "bvn+lp", bv)):
+        if base.served < 0.9 * max(sol.served, bv.served):
+            continue                    # a far worse start: not worth its LP
         c, t, _ = _prefix_search(D, seq, S, delay, horizon)
         cands.append((c, t, served_direct(D, c, t) if len(t) else 0.0, name))
     c, t, _, name = max(cands, key=lambda x: x[2])
