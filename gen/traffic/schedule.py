@@ -246,11 +246,38 @@ def quick_stuff(D):
 
 # -------------------------------------------------------------- baselines
 
-def _perfect_matching(mask):
+@njit(cache=True)
+def _csr_at_least(A, r):
+    """CSR (indptr, indices) of the entries of A that are >= r, in one pass."""
+    M = A.shape[0]
+    indptr = np.zeros(M + 1, np.int32)
+    n = 0
+    for i in range(M):
+        for j in range(M):
+            if A[i, j] >= r:
+                n += 1
+        indptr[i + 1] = n
+    indices = np.empty(n, np.int32)
+    n = 0
+    for i in range(M):
+        for j in range(M):
+            if A[i, j] >= r:
+                indices[n] = j
+                n += 1
+    return indptr, indices
+
+
+def _perfect_matching(A, r):
+    """A perfect matching (column of each row) among the entries >= r, or None (Hopcroft-Karp)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import maximum_bipartite_matching
 
-    m = maximum_bipartite_matching(csr_matrix(mask), perm_type="column")
+    M = A.shape[0]
+    indptr, indices = _csr_at_least(A, r)
+    if indptr[-1] < M:
+        return None
+    g = csr_matrix((np.ones(len(indices), np.int8), indices, indptr), shape=(M, M))
+    m = maximum_bipartite_matching(g, perm_type="column")
     return m if (m >= 0).all() else None
 
 
@@ -269,7 +296,7 @@ def bvn(D, S: int, delay: float, horizon: float, limit: int | None = None):
     while len(seq) < limit:
         if A.max() <= tol:
             break
-        m = _perfect_matching(A > tol)
+        m = _perfect_matching(A, np.nextafter(tol, np.inf))
         if m is None:                         # rounding left a line short: stop
             break
         t = float(A[rows, m].min())
@@ -291,7 +318,7 @@ def solstice(D, S: int, delay: float, horizon: float, limit: int | None = None):
         return seq
     r = 2.0 ** math.floor(math.log2(top))
     while len(seq) < limit and A.max() > tol and r > tol:
-        m = _perfect_matching(A >= r)
+        m = _perfect_matching(A, r)
         if m is None:
             r /= 2
             continue
