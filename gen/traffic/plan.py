@@ -44,10 +44,13 @@ first arc that reaches a node is its tree arc); the load of link (y, n), the
 circuit of plane y leaving node n, is the demand routed over it, and the
 maximum over all links is reported in the demand's own units.
 
-The search runs one BFS per source with demand, stopping as soon as that
-source's destinations are all reached (one level for a stencil), in numba,
-sources split into a fixed number of chunks (deterministic sums whatever the
-thread count).
+Speed: K is chosen on the weighted mean alone, computed by a bit-parallel
+BFS (64 sources a machine word, as in :mod:`permnet.gen.graph.metrics`, over
+frontier lists) that stops once a batch's sources have reached all their
+destinations (one level for a stencil); the link loads need each source's
+own BFS tree and are computed only for the K tied at the best mean (and for
+LDI(M, S)).  Both run in numba over a fixed number of source batches, so
+the sums do not depend on the thread count.
 """
 
 from __future__ import annotations

@@ -151,6 +151,22 @@ def served_direct(D, configs, durations) -> float:
     return float(np.minimum(D, cap).sum() / D.sum())
 
 
+@njit(cache=True)
+def _relay(c):
+    """relay[i, j] = sum_k min(c[i, k], c[k, j]) for i != j, k not in {i, j}."""
+    M = c.shape[0]
+    out = np.zeros((M, M))
+    for i in range(M):
+        for k in range(M):
+            a = c[i, k]
+            if a <= 0 or k == i:
+                continue
+            for j in range(M):
+                if j != i and j != k:
+                    out[i, j] += min(a, c[k, j])
+    return out
+
+
 def two_hop_served(D, configs, durations) -> float:
     """Direct service plus an upper estimate of two-hop relaying: for each
     source i, what it still needs may go i -> k -> j over leftover circuit
@@ -162,10 +178,7 @@ def two_hop_served(D, configs, durations) -> float:
     direct = np.minimum(D, cap)
     left_d = D - direct
     left_c = cap - direct
-    relay = np.zeros((M, M))
-    for k in range(M):
-        relay += np.minimum.outer(left_c[:, k], left_c[k, :])
-    np.fill_diagonal(relay, 0.0)
+    relay = _relay(left_c)
     extra = np.minimum(left_d, relay)
     # no port relays more than its leftover capacity
     out_ok = np.minimum(extra.sum(axis=1), left_c.sum(axis=1))

@@ -123,3 +123,16 @@ def test_bad_schedule_parameters():
         schedule_demand(D, 0, 1.0, 5.0)
     with pytest.raises(PermnetError, match="finite"):
         schedule_demand(D, 1, float("nan"), 5.0)
+
+
+def test_two_hop_relays_over_unused_circuits():
+    """0 -> 2 has no circuit, but 0 -> 1 and 1 -> 2 idle for 3 units: 2 of its 2 units can be relayed."""
+    from permnet.gen.traffic.schedule import served_direct, two_hop_served
+
+    D = np.zeros((3, 3))
+    D[0, 1], D[1, 2], D[0, 2] = 1.0, 1.0, 2.0
+    configs = np.array([[[1, 2, 0]]])                 # 0 -> 1 -> 2 -> 0 for 4 units
+    durations = np.array([4.0])
+    assert served_direct(D, configs, durations) == pytest.approx(0.5)
+    assert two_hop_served(D, configs, durations) == pytest.approx(1.0)
+    assert two_hop_served(D, configs, np.array([1.5])) == pytest.approx((2 + 0.5) / 4)
