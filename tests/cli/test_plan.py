@@ -100,3 +100,21 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, text, args, needle):
     code, _, err = run(capsys, *argv)
     assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err, err
     assert not (tmp_path / "o.json").exists()
+
+
+def test_schedule_file_compiles_as_tdm_slots(tmp_path, capsys):
+    """The TDM path plays the schedule: one fabric state per configuration, verified per slot."""
+    out = tmp_path / "sched.json"
+    code, _, err = run(capsys, "plan", "--traffic", "skewed", "-M", 16, "-S", 2, "--schedule", "--reconfig-delay", 30,
+                       "--horizon", 1500, "-o", out)
+    assert code == 0, err
+    slots = json.loads(out.read_text())["schedule"]
+    inv = tmp_path / "inv.toml"
+    inv.write_text('[[device]]\nname = "s"\nprotocol = "tl1"\nports = 16\nswitch_ms = 0.02\ncount = 4\n')
+    fab = tmp_path / "fab"
+    code, text, err = run(capsys, "fabric", "compile", "--config", out, "--inventory", inv, "-o", fab, "--json")
+    assert code == 0, err
+    rep = json.loads(text)
+    assert rep["slots"] == len(slots) and max(rep["guard_ms"]) * 1000 <= 30
+    code, text, err = run(capsys, "fabric", "verify", "--fabric", fab / "fabric.json", "--readback", fab / "devices")
+    assert code == 0 and "MATCH" in text, err
