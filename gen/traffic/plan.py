@@ -401,6 +401,9 @@ def plan_planes(D, S: int, *, evaluations: int = 0, seed: int = 0) -> PlanResult
     M = D.shape[0]
     require(isinstance(S, (int, np.integer)) and 1 <= S <= 256, f"degree S must be between 1 and 256, got {S}")
     require(evaluations >= 0, f"evaluations must be >= 0, got {evaluations}")
+    from permnet.gen.limits import check_memory
+
+    check_memory(f"planning {M} nodes (four dense {M} x {M} matrices)", 4 * 8 * M * M)
     prepared = _prepare(D)
     circuits = circuit_planes(D, S)
     configs = {}

@@ -441,6 +441,9 @@ def schedule_demand(D, S: int, delay: float, horizon: float, *, load: float = 1.
         require(math.isfinite(v) and v >= 0, f"{name} must be a finite number >= 0, got {v}")
     require(horizon > delay, f"the horizon ({horizon} us) must exceed the reconfiguration delay ({delay} us)")
     require(load > 0, "load must be > 0")
+    from permnet.gen.limits import check_memory
+
+    check_memory(f"scheduling {M} nodes (four dense {M} x {M} matrices)", 4 * 8 * M * M)
     line = max(D.sum(axis=1).max(), D.sum(axis=0).max())
     D = D * (load * S * horizon / line)
     t0 = time.perf_counter()
