@@ -32,6 +32,7 @@ class NetsimRequest:
     nucleus: str | None = None
     merge: str | None = None
     symmetric: bool = False
+    traffic_matrix: str | None = None  # a demand file or pattern (permnet.trafficfiles.read_demand)
 
     def ip(self) -> dict:
         return {"levels": self.levels, "nucleus": self.nucleus, "merge": self.merge, "symmetric": self.symmetric}
@@ -103,6 +104,7 @@ def run(req: NetsimRequest, config) -> NetsimReport:
     from permnet.sim import netsim
 
     require(req.topologies, "no topology given")
+    require(req.trace is None or req.traffic_matrix is None, "--trace and --traffic-matrix exclude each other")
     require(0 <= req.refine <= 20, f"--refine must be 0..20 bisection steps, got {req.refine}")
     load_list = netsim.loads(req.load) if req.trace is None else [1.0]
     sweeps = []
@@ -112,6 +114,10 @@ def run(req: NetsimRequest, config) -> NetsimReport:
         if req.trace is not None:
             traffic = netsim.parse_trace(read_text(req.trace), net.table.M,
                                          None if cfg.switching == "wormhole" else cfg.buffer, where=req.trace)
+        elif req.traffic_matrix is not None:
+            from permnet.trafficfiles import read_demand
+
+            traffic = netsim.matrix(read_demand(req.traffic_matrix, net.table.M, cfg.seed), req.traffic_matrix)
         else:
             traffic = netsim.pattern(req.traffic, net.table.M, cfg.seed)
         _check_vcs(net, cfg, req.allow_deadlock)

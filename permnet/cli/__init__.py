@@ -25,7 +25,7 @@ from permnet.gen.errors import PermnetError
 # and route subcommands to ``topo`` and ``route`` and defines ``search`` and ``compare``
 COMMANDS = {name: name for name in ("benes", "board", "butterfly", "convert", "deadlock", "demo", "fabric", "faults",
                                     "hil", "mesh", "mixed", "netsim", "ocs", "orp", "planes", "plot", "rtl", "synth",
-                                    "verify")}
+                                    "verify", "plan")}
 COMMANDS.update(topo="families", route="families", search="families", compare="families")
 
 

@@ -16,7 +16,7 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--topology", default="ldi", show_default=True,
               help=f"one or more (comma-separated) of {', '.join(TOPOLOGIES)}")
 @click.option("--nodes", "-M", "M", type=int, default=None, help="number of nodes (required unless --config)")
-@click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
+@click.option("--config", "--planes", "config", type=click.Path(dir_okay=False), default=None,
               help="simulate the planes of an OCS configuration file instead (shortest-path routing)")
 @click.option("--degree", "-S", "S", type=int, default=None, help="degree = switching planes (not for chordal)")
 @click.option("--chords", default=None, help="chordal rings: chords per residue class")
@@ -24,6 +24,9 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--routing", type=click.Choice(["family", "shortest"]), default="family", show_default=True)
 @click.option("--traffic", default="uniform", show_default=True,
               help="uniform, transpose, bitrev, bitcomp, shuffle, tornado, hotspot[:NODE[:FRAC]], randperm")
+@click.option("--traffic-matrix", default=None, metavar="FILE|PATTERN",
+              help="a demand matrix (file or permnet plan pattern): sources inject in proportion to their row "
+                   "sums (the busiest at --load) and draw destinations in proportion to their row")
 @click.option("--trace", type=click.Path(dir_okay=False), default=None,
               help="trace file of 'cycle src dst size' lines (replaces --traffic and --load)")
 @click.option("--load", default="0.1", show_default=True,
@@ -44,13 +47,15 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--links", is_flag=True, help="per-link utilisation in the -o JSON files")
 @click.option("--json", "as_json", is_flag=True)
 def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, routing, traffic, trace, load, vcs, buffer,
-          packet_size, switching, cycles, warmup, timeout, seed, refine, allow_deadlock, output, links, as_json):
+          packet_size, switching, cycles, warmup, timeout, seed, refine, allow_deadlock, output, links, as_json,
+          traffic_matrix):
     """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
     from permnet.netsim import NetsimRequest, run
     from permnet.sim.netsim import Config
 
     req = NetsimRequest([t.strip() for t in topology.split(",") if t.strip()], M, S, traffic, load, routing, chords,
-                        trace, allow_deadlock, output, links, config, refine, levels, nucleus, merge, symmetric)
+                        trace, allow_deadlock, output, links, config, refine, levels, nucleus, merge, symmetric,
+                        traffic_matrix)
     cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, warmup=warmup, cycles=cycles,
                  timeout=timeout, seed=seed)
     rep = run(req, cfg)

@@ -39,7 +39,7 @@ its inputs and the seed.
 """
 
 from permnet.sim.netsim.run import Config, NetsimDeadlock, Result, Sweep, loads, simulate, sweep, zero_load_latency
-from permnet.sim.netsim.traffic import PATTERNS, Traffic, parse_trace, pattern
+from permnet.sim.netsim.traffic import PATTERNS, Traffic, matrix, parse_trace, pattern
 
 __all__ = ["Config", "NetsimDeadlock", "Result", "Sweep", "loads", "simulate", "sweep", "zero_load_latency",
-           "PATTERNS", "Traffic", "parse_trace", "pattern"]
+           "PATTERNS", "Traffic", "matrix", "parse_trace", "pattern"]

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 # traffic kinds
-UNIFORM, PERMUTATION, HOTSPOT, TRACE = 0, 1, 2, 3
+UNIFORM, PERMUTATION, HOTSPOT, TRACE, MATRIX = 0, 1, 2, 3, 4
 # stats vector fields
 STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_done", "latency_sum", "hops_sum",
                "accepted_packets", "accepted_flits", "dropped", "created", "delivered", "in_flight",
@@ -28,7 +28,7 @@ STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_don
 
 
 @njit(cache=True)
-def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac,
+def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac, cdf,
              tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap):
     S, M = planes.shape
     NCH = M * S * V
@@ -130,6 +130,21 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         d += 1
                 elif kind == PERMUTATION:
                     d = dest[n]
+                elif kind == MATRIX:
+                    # cdf[n] rises to n's share of the busiest row: a draw above it sends nothing,
+                    # else the first destination whose cumulative share exceeds it
+                    r = np.random.random()
+                    if r >= cdf[n, M - 1]:
+                        continue
+                    lo = 0
+                    hi = M - 1
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        if cdf[n, mid] > r:
+                            hi = mid
+                        else:
+                            lo = mid + 1
+                    d = lo
                 else:
                     r = np.random.random()
                     d = int(np.random.random() * (M - 1))

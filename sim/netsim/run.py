@@ -201,7 +201,8 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
     stats, hist, linkflits, log = kernel.simulate(
         planes, up, table.length, table.hops, cfg.vcs, cfg.buffer,
         cfg.switching == "wormhole", lanes, qcap, traffic.kind, traffic.dest.astype(np.int64), float(load),
-        cfg.packet_size, traffic.hot, traffic.hot_frac, tc, ts, td, tsz, warmup, window, max_cycles,
+        cfg.packet_size, traffic.hot, traffic.hot_frac,
+        traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc, ts, td, tsz, warmup, window, max_cycles,
         cfg.timeout, cfg.seed, cfg.log)
     st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = max(st["measured_done"], 1)

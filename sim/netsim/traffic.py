@@ -18,7 +18,11 @@ pattern            destination of source s                       needs
 ``randperm``       a random permutation drawn from the seed      --
 =================  ============================================  ==============
 
-A node that a permutation maps to itself does not inject.  A trace file
+A node that a permutation maps to itself does not inject.  A demand matrix
+D (:func:`matrix`, ``permnet netsim --traffic-matrix``) makes node s inject
+at ``load * rowsum(s) / max_row`` and send to d with probability
+``D[s, d] / rowsum(s)``: the busiest source at the offered load, the others
+in proportion, every destination in proportion to its share of the row.  A trace file
 has one packet a line, ``cycle src dst size`` (``#`` comments and blank
 lines ignored); cycles need not be sorted.
 """
@@ -31,14 +35,14 @@ import numpy as np
 
 from permnet.gen.errors import PermnetError, require
 
-__all__ = ["PATTERNS", "Traffic", "pattern", "permutation", "parse_trace"]
+__all__ = ["PATTERNS", "Traffic", "pattern", "permutation", "parse_trace", "matrix"]
 
 PATTERNS = ("uniform", "transpose", "bitrev", "bitcomp", "shuffle", "tornado", "hotspot", "randperm")
 
 
 @dataclass(frozen=True)
 class Traffic:
-    """What the kernel needs: kind (0 uniform, 1 permutation, 2 hot-spot, 3 trace) and its data."""
+    """What the kernel needs: kind (0 uniform, 1 permutation, 2 hot-spot, 3 trace, 4 demand matrix) and its data."""
 
     name: str
     kind: int
@@ -46,6 +50,7 @@ class Traffic:
     hot: int = 0
     hot_frac: float = 0.0
     trace: tuple | None = None     # (cycle, src, dst, size) int64 arrays, sorted by cycle
+    cdf: np.ndarray | None = None  # demand matrix: row s's cumulative shares, ending at rowsum(s) / max row
 
 
 def _bits(M: int, name: str) -> int:
@@ -125,3 +130,14 @@ def parse_trace(text: str, M: int, max_size: int | None = None, where: str = "tr
     arr = arr[np.argsort(arr[:, 0], kind="stable")]
     return Traffic("trace", 3, np.zeros(1, dtype=np.int64),
                    trace=tuple(np.ascontiguousarray(arr[:, j]) for j in range(4)))
+
+
+def matrix(D, name: str = "matrix") -> Traffic:
+    """A demand matrix as traffic (module docstring): ``cdf[s]`` is the running sum
+    of row s divided by the largest row sum."""
+    from permnet.gen.traffic.demand import check_demand
+
+    D = check_demand(D)
+    cdf = np.cumsum(D, axis=1) / D.sum(axis=1).max()
+    cdf[:, -1] = D.sum(axis=1) / D.sum(axis=1).max()      # the exact share, not the rounded running sum
+    return Traffic(name, 4, np.zeros(1, dtype=np.int64), cdf=np.ascontiguousarray(cdf))

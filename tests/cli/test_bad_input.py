@@ -85,6 +85,7 @@ VALID = {
     "rtl benes": ["--size", "4", "--width", "1"],
     "topo debruijn": ["-d", "2", "-D", "3"],
     "faults ldi": ["-M", "9", "-S", "3", "--failed", "1"],
+    "plan": ["--traffic", "uniform", "-M", "8", "-S", "2"],
 }
 
 

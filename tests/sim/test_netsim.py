@@ -107,7 +107,7 @@ def test_compiled_loop_equals_the_same_loop_in_cpython():
         up[y, t.planes[y]] = np.arange(M)
     e = np.zeros(0, dtype=np.int64)
     args = (t.planes, up, t.length, t.hops, 2, 4, False, 3, 16, 0,
-            np.zeros(1, np.int64), 0.5, 2, 0, 0.0, e, e, e, e, 20, 60, 200, 100, 3, 1000)
+            np.zeros(1, np.int64), 0.5, 2, 0, 0.0, np.zeros((1, 1)), e, e, e, e, 20, 60, 200, 100, 3, 1000)
     fast, slow = kernel.simulate(*args), kernel.simulate.py_func(*args)
     for x, y in zip(fast, slow):
         assert np.array_equal(x, y)
