@@ -188,11 +188,11 @@ def _progress(state: Path) -> dict | None:
     for d in jdir.iterdir():
         if d.name.startswith("."):
             continue
-        for f in d.iterdir():
-            if not f.name.startswith("."):
-                doc = json.loads(f.read_text())
-                if f.name == "progress.json":
-                    return doc
+        try:
+            docs = {f.name: json.loads(f.read_text()) for f in d.iterdir() if not f.name.startswith(".")}
+        except FileNotFoundError:                      # closed meanwhile
+            return None
+        return docs.get("progress.json")
     return None
 
 
