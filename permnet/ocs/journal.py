@@ -72,10 +72,12 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def durable_write(path: Path, text: str, sync: bool = True) -> None:
+def durable_write(path: Path, text: str, sync: bool = True, sync_dir: bool = True) -> None:
     """Write ``text`` to ``path`` as a unit: a temporary file beside it,
     ``fsync``, ``rename`` over ``path``, ``fsync`` of the folder (``sync``
-    False skips both ``fsync`` calls, for a folder not yet published)."""
+    False skips both ``fsync`` calls, for a folder not yet published;
+    ``sync_dir`` False the second: the rename may be lost in a power cut,
+    leaving the previous version, never a partial file)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -92,7 +94,7 @@ def durable_write(path: Path, text: str, sync: bool = True) -> None:
         except OSError:
             pass
         raise PermnetError(f"cannot write the journal {path}: {exc.strerror or exc}") from None
-    if sync:
+    if sync and sync_dir:
         _fsync_dir(path.parent)
 
 
@@ -147,7 +149,7 @@ class Holder:
         return self.proc_start is None or now is None or now == self.proc_start
 
     def describe(self) -> str:
-        return f"pid {self.pid} on {self.host} since {self.started} ({self.command or 'permnet'})"
+        return f"{self.command or 'permnet'}, pid {self.pid} on {self.host} since {self.started}"
 
 
 @dataclass
@@ -192,6 +194,9 @@ class Journal:
     current_phase: str = "apply"
     sync: bool = True
 
+    def __post_init__(self):
+        self.root = Path(self.root)
+
     @property
     def folder(self) -> Path:
         return self.root / "journal" / self.id
@@ -226,12 +231,19 @@ class Journal:
         return self
 
     def _write_progress(self) -> None:
-        durable_write(self.folder / "progress.json", json.dumps(self._progress_doc()) + "\n", self.sync)
+        # the folder's fsync is left out: a progress record lost in a power cut
+        # leaves the previous one, and recovery reads the devices anyway
+        durable_write(self.folder / "progress.json", json.dumps(self._progress_doc()) + "\n", self.sync,
+                      sync_dir=False)
 
     def mark(self, name: str, state: str) -> None:
         """Record one device's progress (callers serialise: one writer at a time)."""
-        assert state in PROGRESS, state
-        self.progress[name] = state
+        self.mark_many({name: state})
+
+    def mark_many(self, states: dict) -> None:
+        """Record the progress of several devices in one write."""
+        assert set(states.values()) <= set(PROGRESS), states
+        self.progress.update(states)
         self._write_progress()
 
     def phase(self, phase: str) -> None:
@@ -279,7 +291,7 @@ class Journal:
             s = self.progress.get(d.name, "pending")
             counts[s] = counts.get(s, 0) + 1
         prog = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        return (f"transaction {self.id} ({self.holder.command or 'permnet'}, {self.holder.describe()}): "
+        return (f"transaction {self.id} ({self.holder.describe()}): "
                 f"phase {self.current_phase}, {len(self.devices)} device(s): {prog}")
 
 

@@ -56,8 +56,8 @@ def busy_message(address: str, holder: Holder, path: Path) -> str:
     alive = holder.alive()
     if alive is False:
         return (f"device {address} has a stale lock of transaction {holder.transaction} ({holder.describe()}, "
-                f"no longer running): run `permnet ocs recover`, or `permnet ocs unlock {address}` ({path})")
-    return f"device {address} is locked by {holder.describe()}, transaction {holder.transaction}"
+                f"no longer running): run `permnet ocs recover` (or `permnet ocs unlock {address}`)")
+    return f"device {address} is locked by transaction {holder.transaction} ({holder.describe()})"
 
 
 def acquire(root, addresses, holder: Holder, *, takeover: str | None = None) -> list[Path]:
@@ -70,11 +70,11 @@ def acquire(root, addresses, holder: Holder, *, takeover: str | None = None) -> 
     except OSError as exc:
         raise PermnetError(f"cannot create the state directory {ldir}: {exc.strerror or exc}") from None
     tmp = ldir / f".{holder.transaction}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(holder.as_dict()) + "\n")
     taken: list[Path] = []
     try:
         for address in sorted({a.strip().lower() for a in addresses}):
             path = lock_path(root, address)
+            tmp.write_text(json.dumps(dict(holder.as_dict(), device=address)) + "\n")
             while True:
                 try:
                     os.link(tmp, path)
@@ -88,7 +88,6 @@ def acquire(root, addresses, holder: Holder, *, takeover: str | None = None) -> 
                         if other != holder and other.alive():
                             raise LockBusy(f"transaction {takeover} is still running ({other.describe()})")
                         os.replace(tmp, path)         # ours now
-                        tmp.write_text(json.dumps(holder.as_dict()) + "\n")
                         taken.append(path)
                         break
                     raise LockBusy(busy_message(address, other, path))
@@ -108,8 +107,8 @@ def release(paths) -> None:
             pass
 
 
-def locks(root) -> list[tuple[Path, Holder]]:
-    """Every lock in the state directory with its holder."""
+def locks(root) -> list[tuple[str, Holder, Path]]:
+    """Every lock in the state directory: (device address, holder, file)."""
     ldir = Path(root) / "locks"
     if not ldir.is_dir():
         return []
@@ -117,7 +116,11 @@ def locks(root) -> list[tuple[Path, Holder]]:
     for p in sorted(ldir.glob("*.lock")):
         h = read_lock(p)
         if h is not None:
-            out.append((p, h))
+            try:
+                address = json.loads(p.read_text()).get("device", p.stem)
+            except (OSError, ValueError):
+                address = p.stem
+            out.append((address, h, p))
     return out
 
 

@@ -214,9 +214,12 @@ class _Recorder:
         self.lock = threading.Lock()
 
     def mark(self, name: str, state: str) -> None:
-        if self.journal is not None:
+        self.mark_many({name: state})
+
+    def mark_many(self, states: dict) -> None:
+        if self.journal is not None and states:
             with self.lock:
-                self.journal.mark(name, state)
+                self.journal.mark_many(states)
 
     def phase(self, phase: str) -> None:
         if self.journal is not None:
@@ -342,6 +345,7 @@ class _Run:
         futs = {self.pool.submit(_drive, t, w, o, self.settle_s, self.stop, self.rec, marks[:2]): k
                 for k, (t, w, o) in enumerate(zip(self.targets, wants, lives))}
         ok = True
+        done = {}                                  # verdicts, recorded together once all are in
         with tqdm(total=len(futs), unit="device", desc=bar_desc, leave=False,
                   disable=None if self.progress is None else not self.progress) as bar:
             for fut, k in futs.items():
@@ -356,15 +360,17 @@ class _Run:
                                    f"{int(wants[k][bad[0]])}")
                 except (DeviceError, PermnetError) as exc:
                     r.error, r.verified = str(exc), False
-                self.rec.mark(t.name, marks[2] if r.verified else "failed")
+                done[t.name] = marks[2] if r.verified else "failed"
                 ok &= r.verified
                 bar.update()
+        self.rec.mark_many(done)
         return ok
 
     def _restore_all(self, olds) -> None:
         self.rec.phase("rollback")
         futs = {self.pool.submit(_restore, t, olds[k], self.settle_s, self.stop, self.rec): k
                 for k, t in enumerate(self.targets)}
+        done = {}
         for fut, k in futs.items():
             r = self.reports[k]
             r.verified = False
@@ -373,7 +379,8 @@ class _Run:
             except (DeviceError, PermnetError) as exc:
                 r.status = "unknown"
                 r.error = (r.error + "; " if r.error else "") + f"roll-back failed: {exc}"
-            self.rec.mark(self.targets[k].name, "rolled-back" if r.status == "old" else "failed")
+            done[self.targets[k].name] = "rolled-back" if r.status == "old" else "failed"
+        self.rec.mark_many(done)
 
     def apply(self, dry_run: bool, root: Path | None, holder: Holder,
               existing: Journal | None = None, olds=None, direction: str | None = None) -> TransactionReport:
@@ -537,10 +544,11 @@ def recover(state_dir, *, to: str | None = None, credentials: Credentials | None
     # locks of transactions that died before writing anything (no journal)
     released = []
     open_ids = {j.id for j in open_journals(root)}
-    for path, h in locks(root):
+    for address, h, path in locks(root):
         if h.transaction not in open_ids and h.alive() is False:
             release([path])
-            released.append(f"{path.stem} (transaction {h.transaction}, {h.describe()}: no journal, nothing sent)")
+            released.append(f"{address} (transaction {h.transaction}, {h.describe()}: died before its first "
+                            "write)")
     return reports, released
 
 
@@ -558,8 +566,8 @@ class StateStatus:
                                   "holder_alive": j.holder.alive(),
                                   "devices": {d.name: j.progress.get(d.name, "pending") for d in j.devices}}
                                  for j in self.journals],
-                "locks": [{"device": p.stem, "holder": h.as_dict(), "holder_alive": h.alive()}
-                          for p, h in self.held]}
+                "locks": [{"device": a, "holder": h.as_dict(), "holder_alive": h.alive()}
+                          for a, h, _ in self.held]}
 
     def lines(self) -> list[str]:
         out = [f"state directory {self.root}"]
@@ -574,10 +582,10 @@ class StateStatus:
                 out.append("  run `permnet ocs recover` (--to old|new) to finish it")
         if not self.held:
             out.append("no device locked")
-        for p, h in self.held:
+        for a, h, _ in self.held:
             alive = h.alive()
             tag = "locked" if alive else "STALE " if alive is False else "locked?"
-            out.append(f"{tag} {p.stem:24} transaction {h.transaction}, {h.describe()}")
+            out.append(f"{tag} {a:21} transaction {h.transaction} ({h.describe()})")
         return out
 
 
@@ -605,5 +613,5 @@ def unlock(state_dir, addresses, *, force: bool = False) -> list[str]:
         require(h.transaction not in open_ids,
                 f"device {a} belongs to unfinished transaction {h.transaction}: run `permnet ocs recover`")
         release([path])
-        out.append(f"unlocked {a} (was {h.describe()})")
+        out.append(f"unlocked {a} (transaction {h.transaction}, {h.describe()})")
     return out

@@ -150,7 +150,7 @@ def test_a_stale_lock_is_reported_not_taken_and_recover_releases_it(tmp_path, ca
     code, out, err = cli(capsys, "ocs", "status", "--state-dir", tmp_path)
     assert code == 0 and "STALE" in out and f"pid {dead.pid}" in out
     code, out, err = cli(capsys, "ocs", "recover", "--state-dir", tmp_path)
-    assert code == 0 and "released stale lock" in out and "nothing sent" in out
+    assert code == 0 and "released stale lock 127.0.0.1:7001" in out and "died before its first write" in out
     assert not lock_path(tmp_path, "127.0.0.1:7001").exists()
     # unlock: refuses a live holder, removes a dead one's
     acquire(tmp_path, ["127.0.0.1:7004"], Holder.me("x", "T5"))
@@ -232,12 +232,12 @@ def _writing(prog, t):
     return prog is not None and "writing" in prog["devices"].values()
 
 
-def _some_verified(prog, t):
-    return prog is not None and list(prog["devices"].values()).count("verified") >= 2
+def _some_written(prog, t):
+    return prog is not None and list(prog["devices"].values()).count("written") >= 2
 
 
 def test_sigkill_while_writing_then_recover_gives_one_state(tmp_path, four, capsys, creds_env):
-    for label, trig in (("writing", _writing), ("verified", _some_verified)):
+    for label, trig in (("writing", _writing), ("written", _some_written)):
         state, prog = crash_and_recover(tmp_path, four, capsys, trig, label)
         assert prog is not None and prog["phase"] == "apply"       # killed after the first write
         assert state == "new"
@@ -269,7 +269,7 @@ def test_two_applies_on_overlapping_devices_one_runs_the_other_is_refused(tmp_pa
     codes = sorted([a.returncode, b.returncode])
     assert codes == [0, 2], (oa, ea, ob, eb)
     winner, loser_err = (("new", eb) if a.returncode == 0 else ("old", ea))
-    assert "is locked by pid" in loser_err and len(loser_err.strip().splitlines()) == 1, loser_err
+    assert "is locked by transaction" in loser_err and "pid" in loser_err and len(loser_err.strip().splitlines()) == 1, loser_err
     assert "VERIFIED" in (oa if a.returncode == 0 else ob)
     got = read_back(four)
     if winner == "new":
