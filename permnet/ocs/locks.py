@@ -74,6 +74,7 @@ def acquire(root, addresses, holder: Holder, *, takeover: str | None = None) -> 
     try:
         for address in sorted({a.strip().lower() for a in addresses}):
             path = lock_path(root, address)
+            tmp.unlink(missing_ok=True)              # a new file: the last one is linked to a lock
             tmp.write_text(json.dumps(dict(holder.as_dict(), device=address)) + "\n")
             while True:
                 try:

@@ -130,6 +130,9 @@ def test_a_second_transaction_on_a_locked_device_fails_at_once_naming_the_holder
         msg = str(exc.value)
         assert f"pid {os.getpid()}" in msg and me.host in msg and "T1" in msg and "\n" not in msg
         assert not lock_path(tmp_path, "127.0.0.1:7003").exists()       # all or nothing
+        st = state_status(tmp_path).as_dict()
+        assert [x["device"] for x in st["locks"]] == ["127.0.0.1:7001", "127.0.0.1:7002"]
+        assert all(x["holder_alive"] and x["holder"]["transaction"] == "T1" for x in st["locks"])
     finally:
         release(taken)
     acquire(tmp_path, ["127.0.0.1:7002"], Holder.me("x", "T3"))         # free again
