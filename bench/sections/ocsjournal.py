@@ -111,7 +111,8 @@ def bench_journal():
         if mode.startswith("journal records"):
             _ROWS.append([f"{DEVICES} x {PORTS}", mode, fs, f"{s:.3f}", "", ""])
             continue
-        _ROWS.append([f"{DEVICES} x {PORTS}", mode, fs, f"{s:.3f}", f"{s - base:+.3f}", f"{100 * (s / base - 1):+.1f} %"])
+        _ROWS.append([f"{DEVICES} x {PORTS}", mode, fs, f"{s:.3f}", f"{s - base:+.3f}",
+                      f"{100 * (s / base - 1):+.1f} %"])
     return ours, base, "no journal, no locks"
 
 

@@ -83,9 +83,9 @@ def _apply_options(f):
 @_apply_options
 def fabric_apply(fabric_path, inventory, credentials, dry_run, parallel, timeout, settle_s, as_json, state_dir):
     """Load a compiled fabric onto its devices as one transaction (roll back on any failure)."""
-    from permnet.cli.ocs import _state, load_credentials, render_report
+    from permnet.cli.ocs import load_credentials, resolve_state, render_report
     from permnet.ocs.session import apply_fabric
 
     rep = apply_fabric(fabric_path, inventory, credentials=load_credentials(credentials), timeout=timeout,
-                       parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=_state(state_dir))
+                       parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=resolve_state(state_dir))
     render_report(rep, as_json)

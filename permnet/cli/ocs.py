@@ -22,7 +22,7 @@ def state_option(f):
                              "$XDG_STATE_HOME/permnet, else ~/.local/state/permnet)")(f)
 
 
-def _state(path):
+def resolve_state(path):
     from permnet.ocs.journal import state_dir
     return state_dir(path)
 
@@ -125,7 +125,7 @@ def apply(config_path, devices, protocol, plane, device_ports, credentials, dry_
 
     rep = apply_config(ocsconfig.read(config_path), [parse_device(d) for d in devices], protocol, plane=plane,
                        device_ports=device_ports, credentials=load_credentials(credentials), timeout=timeout,
-                       parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=_state(state_dir))
+                       parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=resolve_state(state_dir))
     render_report(rep, as_json)
 
 
@@ -163,7 +163,7 @@ def recover(to, credentials, timeout, parallel, settle_s, as_json, state_dir):
     """Finish every unfinished transaction: each device exactly old or exactly new, read back, journal closed."""
     from permnet.ocs.transaction import recover as run
 
-    reports, released = run(_state(state_dir), to=to, credentials=load_credentials(credentials), timeout=timeout,
+    reports, released = run(resolve_state(state_dir), to=to, credentials=load_credentials(credentials), timeout=timeout,
                             parallel=parallel, settle_s=settle_s)
     if as_json:
         echo_json({"transactions": [r.as_dict() for r in reports], "released_locks": released})
@@ -191,7 +191,7 @@ def status(as_json, state_dir):
     """Unfinished transactions (with each device's progress) and device locks."""
     from permnet.ocs.transaction import state_status
 
-    st = state_status(_state(state_dir))
+    st = state_status(resolve_state(state_dir))
     if as_json:
         echo_json(st.as_dict())
     else:
@@ -207,7 +207,7 @@ def unlock(addresses, force, state_dir):
     """Remove the stale lock of each device address HOST:PORT (its holder is dead)."""
     from permnet.ocs.transaction import unlock as run
 
-    for line in run(_state(state_dir), addresses, force=force):
+    for line in run(resolve_state(state_dir), addresses, force=force):
         click.echo(line)
 
 

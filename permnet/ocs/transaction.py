@@ -311,6 +311,10 @@ def apply_targets(targets: list[Target], *, parallel: int = 8, dry_run: bool = F
     try:
         rep = run.apply(dry_run, root if journal else None, holder)
         keep = rep.journal is not None
+    except BaseException:
+        # a journal begun stays, with its locks, for `ocs recover`
+        keep = root is not None and (root / "journal" / tid).exists()
+        raise
     finally:
         if not keep:
             release(taken)

@@ -28,7 +28,7 @@ from permnet.ocs.emulator import Emulator
 from permnet.ocs.journal import Holder, Journal, JournalDevice, open_journals
 from permnet.ocs.locks import LockBusy, acquire, lock_path, release
 from permnet.ocs.switchcore import SwitchCore
-from permnet.ocs.transaction import Target, apply_targets, recover, state_status
+from permnet.ocs.transaction import Target, apply_targets, state_status
 
 CREDS = Credentials("op", "journal-test-secret-7g2")
 ENV = {**os.environ, "PERMNET_OCS_USER": CREDS.user, "PERMNET_OCS_PASSWORD": CREDS.password}
@@ -272,7 +272,8 @@ def test_two_applies_on_overlapping_devices_one_runs_the_other_is_refused(tmp_pa
     codes = sorted([a.returncode, b.returncode])
     assert codes == [0, 2], (oa, ea, ob, eb)
     winner, loser_err = (("new", eb) if a.returncode == 0 else ("old", ea))
-    assert "is locked by transaction" in loser_err and "pid" in loser_err and len(loser_err.strip().splitlines()) == 1, loser_err
+    assert "is locked by transaction" in loser_err and "pid" in loser_err, loser_err
+    assert len(loser_err.strip().splitlines()) == 1, loser_err
     assert "VERIFIED" in (oa if a.returncode == 0 else ob)
     got = read_back(four)
     if winner == "new":
