@@ -301,3 +301,12 @@ def test_two_applies_on_overlapping_devices_one_runs_the_other_is_refused(tmp_pa
     assert "is locked by transaction" in eb and f"pid {a.pid}" in eb, eb
     assert len(eb.strip().splitlines()) == 1, eb
     assert classify(read_back(four)) == ["new"] * 4       # the target of the one that reported success
+
+
+def test_a_holder_is_alive_only_as_the_same_process():
+    me = Holder.me("x", "T")
+    assert me.alive() is True
+    assert dead_holder().alive() is False
+    reused = Holder(me.pid, me.host, me.started, "x", "T", proc_start="1")     # same id, another process
+    assert reused.alive() is False
+    assert Holder(me.pid, "another-host.example", me.started, "x", "T").alive() is None
