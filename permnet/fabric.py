@@ -644,11 +644,23 @@ def target_planes(topology: str | None, M: int | None, S: int | None, method: st
     return p.planes, topo, None
 
 
+def _not_inside(out_dir, path, what: str) -> None:
+    """Refuse an output folder that holds an input: it is replaced as a unit."""
+    import os
+
+    out, src = Path(os.path.realpath(out_dir)), Path(os.path.realpath(path))
+    require(out not in src.parents, f"-o {out_dir} holds {path}, {what}: writing the folder would replace it; "
+                                    "write to another folder")
+
+
 def compile_to_dir(target: Target, inventory, out_dir) -> CompileReport:
     """Compile the target onto the inventory, simulate, write ``out_dir``;
     returns the summary.  With a schedule, the planes are time-multiplexed
     (:mod:`permnet.gen.fabric.tdm`): each slot's state and guard time go
     into ``fabric.json`` and each device file has one section per slot."""
+    _not_inside(out_dir, inventory, "its inventory")
+    if target.config is not None:
+        _not_inside(out_dir, target.config, "its --config file")
     planes, topology, schedule = target.resolve()
     devices = read_inventory(inventory)
     if not schedule:
@@ -669,6 +681,7 @@ def compile_to_dir(target: Target, inventory, out_dir) -> CompileReport:
 def reconfigure_to_dir(fabric_path, target: Target, out_dir) -> ReconfigureReport:
     """Minimal-change reconfiguration of a written fabric; writes the new folder
     with ``changes.json`` and ``changes/<device>.txt`` (disconnects first)."""
+    _not_inside(out_dir, fabric_path, "the fabric it reconfigures (the record of what the devices hold)")
     planes, topology, schedule = target.resolve()
     require(not schedule, "reconfigure takes planes without a schedule; compile a schedule afresh")
     old, doc = _load(fabric_path)

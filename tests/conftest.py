@@ -1,4 +1,5 @@
 import os
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -9,6 +10,9 @@ settings.register_profile("default", deadline=None, max_examples=60, derandomize
 settings.register_profile("slow", deadline=None, max_examples=1000,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Device transactions journal and lock in a state directory: in tests never the user's own.
+os.environ["PERMNET_STATE_DIR"] = tempfile.mkdtemp(prefix="permnet-test-state-")
 
 
 def pytest_addoption(parser):

@@ -12,6 +12,7 @@ from permnet.gen.topologies.names import NETWORKS
 EXIT_MISMATCH = 1       # only a verification that found a difference
 EXIT_BAD_INPUT = 2      # a problem the user can fix (one line on stderr)
 EXIT_INTERNAL = 3       # a bug in permnet
+EXIT_INCONSISTENT = 4   # a device transaction left devices neither all old nor all new (ROLLBACK FAILED)
 EXIT_INTERRUPTED = 130  # Ctrl-C
 
 

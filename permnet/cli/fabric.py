@@ -81,11 +81,11 @@ def _apply_options(f):
 @click.option("--inventory", required=True, type=click.Path(dir_okay=False),
               help="TOML inventory giving each device's protocol and address")
 @_apply_options
-def fabric_apply(fabric_path, inventory, credentials, dry_run, parallel, timeout, settle_s, as_json):
+def fabric_apply(fabric_path, inventory, credentials, dry_run, parallel, timeout, settle_s, as_json, state_dir):
     """Load a compiled fabric onto its devices as one transaction (roll back on any failure)."""
-    from permnet.cli.ocs import load_credentials, render_report
+    from permnet.cli.ocs import load_credentials, resolve_state, render_report
     from permnet.ocs.session import apply_fabric
 
     rep = apply_fabric(fabric_path, inventory, credentials=load_credentials(credentials), timeout=timeout,
-                       parallel=parallel, dry_run=dry_run, settle_s=settle_s)
+                       parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=resolve_state(state_dir))
     render_report(rep, as_json)

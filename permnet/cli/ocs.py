@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from permnet.cli.common import EXIT_BAD_INPUT, EXIT_MISMATCH, POSITIVE_FLOAT, echo_json
+from permnet.cli.common import EXIT_BAD_INPUT, EXIT_INCONSISTENT, EXIT_MISMATCH, POSITIVE_FLOAT, echo_json
 
 PROTOCOLS = ("scpi", "tl1", "netconf")
 
@@ -16,7 +16,24 @@ def load_credentials(path):
     return Credentials.load(path)
 
 
+def state_option(f):
+    return click.option("--state-dir", type=click.Path(file_okay=False), default=None,
+                        help="journal and lock folder (default: $PERMNET_STATE_DIR, else "
+                             "$XDG_STATE_HOME/permnet, else ~/.local/state/permnet)")(f)
+
+
+def resolve_state(path):
+    from permnet.ocs.journal import state_dir
+    return state_dir(path)
+
+
+#: exit status of each verdict of a device transaction (docs/howto/transactions.md)
+VERDICT_EXIT = {"VERIFIED": 0, "DRY RUN": 0, "RECOVERED": 0, "ROLLED BACK": EXIT_MISMATCH,
+                "UNREACHABLE": EXIT_BAD_INPUT, "ROLLBACK FAILED": EXIT_INCONSISTENT}
+
+
 def transaction_options(f):
+    f = state_option(f)
     f = click.option("--json", "as_json", is_flag=True, help="print the report as JSON")(f)
     f = click.option("--settle-s", type=click.FloatRange(0, 600), default=5.0, show_default=True,
                      help="longest wait for new cross-connects to settle")(f)
@@ -31,16 +48,32 @@ def transaction_options(f):
     return f
 
 
-def render_report(rep, as_json) -> None:
+def report_code(rep) -> int:
+    """0 verified, 1 rolled back, 2 unreachable (nothing sent), 4 roll-back
+    failed, 128 + signal when interrupted."""
+    return rep.interrupted if rep.verdict == "INTERRUPTED" else VERDICT_EXIT[rep.verdict]
+
+
+def _errors(rep) -> None:
+    for d in rep.devices:
+        if d.error:
+            click.echo(f"permnet: error: {d.error}", err=True)
+    click.echo(f"permnet: {rep.verdict_line()}", err=True)
+
+
+def render_report(rep, as_json, exit: bool = True) -> int:
+    """The report on stdout; each device error and a failing verdict on stderr."""
     if as_json:
         echo_json(rep.as_dict())
     else:
         for line in rep.lines():
             click.echo(line)
-    if rep.unreachable:
-        sys.exit(EXIT_BAD_INPUT)          # a device could not be read: nothing was changed
-    if not rep.verified and not rep.dry_run:
-        sys.exit(EXIT_MISMATCH)
+    code = report_code(rep)
+    if code:
+        _errors(rep)
+    if exit and code:
+        sys.exit(code)
+    return code
 
 
 @click.group()
@@ -85,14 +118,14 @@ def emulate(ports, protocol, listen, state, delay_ms, settle_ms, fault, seconds,
               help="ports of the devices (default: asked from each device)")
 @transaction_options
 def apply(config_path, devices, protocol, plane, device_ports, credentials, dry_run, parallel, timeout, settle_s,
-          as_json):
+          as_json, state_dir):
     """Read, plan, apply, read back, verify; roll every device back on any failure."""
     from permnet import ocsconfig
     from permnet.ocs.session import apply_config, parse_device
 
     rep = apply_config(ocsconfig.read(config_path), [parse_device(d) for d in devices], protocol, plane=plane,
                        device_ports=device_ports, credentials=load_credentials(credentials), timeout=timeout,
-                       parallel=parallel, dry_run=dry_run, settle_s=settle_s)
+                       parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=resolve_state(state_dir))
     render_report(rep, as_json)
 
 
@@ -113,6 +146,69 @@ def read(device, protocol, output, fmt, timeout, credentials):
     row = read_device(spec, protocol, credentials=load_credentials(credentials), timeout=timeout)
     cfg = ocsconfig.OcsConfig(row[None, :], {"device": spec.name, "protocol": protocol})
     ocsconfig.write(cfg, output, fmt or ("json" if output == "-" else None))
+
+
+@ocs.command("recover")
+@click.option("--to", "to", type=click.Choice(["old", "new"]), default=None,
+              help="the state to bring every device to (default: finish what was started: new while it was "
+                   "applying, old once it was rolling back)")
+@click.option("--credentials", type=click.Path(dir_okay=False), default=None,
+              help="file with user and password lines (default: PERMNET_OCS_USER / PERMNET_OCS_PASSWORD)")
+@click.option("--timeout", type=POSITIVE_FLOAT, default=None, help="seconds per exchange (default: as recorded)")
+@click.option("--parallel", type=click.IntRange(1, 256), default=8, show_default=True)
+@click.option("--settle-s", type=click.FloatRange(0, 600), default=5.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@state_option
+def recover(to, credentials, timeout, parallel, settle_s, as_json, state_dir):
+    """Finish every unfinished transaction: each device exactly old or exactly new, read back, journal closed."""
+    from permnet.ocs.transaction import recover as run
+
+    reports, released = run(resolve_state(state_dir), to=to, credentials=load_credentials(credentials), timeout=timeout,
+                            parallel=parallel, settle_s=settle_s)
+    if as_json:
+        echo_json({"transactions": [r.as_dict() for r in reports], "released_locks": released})
+    else:
+        if not reports:
+            click.echo("no unfinished transaction")
+        for r in reports:
+            click.echo(f"transaction {r.transaction}: to {r.recovered}")
+            for line in r.lines():
+                click.echo(line)
+        for line in released:
+            click.echo(f"released stale lock {line}")
+    codes = [report_code(r) for r in reports]
+    for r, c in zip(reports, codes):
+        if c:
+            _errors(r)
+    if any(codes):
+        sys.exit(max(codes))
+
+
+@ocs.command("status")
+@click.option("--json", "as_json", is_flag=True)
+@state_option
+def status(as_json, state_dir):
+    """Unfinished transactions (with each device's progress) and device locks."""
+    from permnet.ocs.transaction import state_status
+
+    st = state_status(resolve_state(state_dir))
+    if as_json:
+        echo_json(st.as_dict())
+    else:
+        for line in st.lines():
+            click.echo(line)
+
+
+@ocs.command("unlock")
+@click.argument("addresses", nargs=-1, required=True)
+@click.option("--force", is_flag=True, help="also a lock taken on another host (make sure nothing runs there)")
+@state_option
+def unlock(addresses, force, state_dir):
+    """Remove the stale lock of each device address HOST:PORT (its holder is dead)."""
+    from permnet.ocs.transaction import unlock as run
+
+    for line in run(resolve_state(state_dir), addresses, force=force):
+        click.echo(line)
 
 
 group = ocs

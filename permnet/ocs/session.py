@@ -62,10 +62,14 @@ def config_targets(cfg, devices: list[DeviceSpec], protocol: str, *, plane: int 
 
 
 def apply_config(cfg, devices, protocol, *, plane=0, device_ports=None, credentials=None, timeout=5.0,
-                 parallel=8, dry_run=False, settle_s=5.0) -> TransactionReport:
+                 parallel=8, dry_run=False, settle_s=5.0, state_dir=None, command="permnet ocs apply"
+                 ) -> TransactionReport:
+    """``ocs apply``: :func:`config_targets` as one transaction (journalled
+    and locked in ``state_dir`` when given)."""
     targets = config_targets(cfg, devices, protocol, plane=plane, device_ports=device_ports,
                              credentials=credentials, timeout=timeout)
-    return apply_targets(targets, parallel=parallel, dry_run=dry_run, settle_s=settle_s)
+    return apply_targets(targets, parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=state_dir,
+                         command=command)
 
 
 def read_device(spec: DeviceSpec, protocol: str, *, credentials=None, timeout=5.0) -> np.ndarray:
@@ -98,6 +102,9 @@ def fabric_targets(fabric_path, inventory_path, *, credentials=None, timeout: fl
 
 
 def apply_fabric(fabric_path, inventory_path, *, credentials=None, timeout=5.0, parallel=8, dry_run=False,
-                 settle_s=5.0) -> TransactionReport:
+                 settle_s=5.0, state_dir=None, command="permnet fabric apply") -> TransactionReport:
+    """``fabric apply``: :func:`fabric_targets` as one transaction (journalled
+    and locked in ``state_dir`` when given)."""
     targets = fabric_targets(fabric_path, inventory_path, credentials=credentials, timeout=timeout)
-    return apply_targets(targets, parallel=parallel, dry_run=dry_run, settle_s=settle_s)
+    return apply_targets(targets, parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=state_dir,
+                         command=command)

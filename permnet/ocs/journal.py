@@ -1,0 +1,315 @@
+"""The intent journal of a device transaction, in permnet's state directory.
+
+A transaction that dies between its first and its last write leaves its
+devices neither all old nor all new.  Before the first write it therefore
+records durably what it read from every device (the *old* state), what it
+is about to put there (the *new* state), the ports it owns and, as it goes,
+each device's progress; ``permnet ocs recover`` reads that record back and
+finishes the job in either direction.
+
+Layout of the state directory (:func:`state_dir`)::
+
+    STATE/journal/<id>/intent.json     written once, before the first write
+    STATE/journal/<id>/progress.json   phase and per-device progress, rewritten
+    STATE/locks/<address>.lock         see :mod:`permnet.ocs.locks`
+
+Every file is written whole or not at all (temporary file, ``fsync``,
+``rename``, ``fsync`` of the folder), and a transaction's folder appears as
+a unit (it is built as ``.<id>.tmp`` and renamed), so a crash at any moment
+leaves either no journal or a complete, valid one.  A closed transaction's
+folder is removed.  Nothing secret is written: device names, protocols,
+addresses, ports and timeouts, never a user or a password.
+
+Per-device progress: ``pending`` (nothing sent yet), ``writing`` (commands
+may have landed), ``written`` (all commands acknowledged), ``verified`` (read
+back equal to the target), ``rolling-back``, ``rolled-back`` (read back equal
+to the old state), ``failed`` (state unknown).  Phases: ``apply`` (going to
+the new state), ``rollback`` (going back to the old state), ``recover-old``
+and ``recover-new`` (a recovery under way).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from permnet.gen.errors import PermnetError, require
+
+__all__ = ["STATE_ENV", "state_dir", "durable_write", "Holder", "JournalDevice", "Journal", "open_journals",
+           "PROGRESS", "PHASES"]
+
+STATE_ENV = "PERMNET_STATE_DIR"
+FORMAT = "permnet-ocs-journal"
+VERSION = 1
+PROGRESS = ("pending", "writing", "written", "verified", "rolling-back", "rolled-back", "failed")
+PHASES = ("apply", "rollback", "recover-old", "recover-new")
+
+
+def state_dir(explicit=None) -> Path:
+    """``explicit`` (``--state-dir``), else ``$PERMNET_STATE_DIR``, else
+    ``$XDG_STATE_HOME/permnet``, else ``~/.local/state/permnet``."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get(STATE_ENV):
+        return Path(os.environ[STATE_ENV])
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "permnet"
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def durable_write(path: Path, text: str, sync: bool = True, sync_dir: bool = True) -> None:
+    """Write ``text`` to ``path`` as a unit: a temporary file beside it,
+    ``fsync``, ``rename`` over ``path``, ``fsync`` of the folder (``sync``
+    False skips both ``fsync`` calls, for a folder not yet published;
+    ``sync_dir`` False the second: the rename may be lost in a power cut,
+    leaving the previous version, never a partial file)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, text.encode())
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise PermnetError(f"cannot write the journal {path}: {exc.strerror or exc}") from None
+    if sync and sync_dir:
+        _fsync_dir(path.parent)
+
+
+def _proc_start(pid: int) -> str | None:
+    """The start time of process ``pid`` in clock ticks since boot (Linux), to
+    tell a live holder from a later process that got the same id."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            tail = fh.read().rsplit(b")", 1)[1].split()
+        return tail[19].decode()
+    except (OSError, IndexError):
+        return None
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who runs a transaction (or holds a lock): process id, host, start
+    time (UTC, ISO 8601), the command line and the transaction id."""
+
+    pid: int
+    host: str
+    started: str
+    command: str
+    transaction: str
+    proc_start: str | None = None
+
+    @classmethod
+    def me(cls, command: str, transaction: str) -> "Holder":
+        return cls(os.getpid(), socket.gethostname(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                   command, transaction, _proc_start(os.getpid()))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Holder":
+        return cls(int(d["pid"]), str(d["host"]), str(d["started"]), str(d.get("command", "")),
+                   str(d.get("transaction", "")), d.get("proc_start"))
+
+    def as_dict(self) -> dict:
+        return {"pid": self.pid, "host": self.host, "started": self.started, "command": self.command,
+                "transaction": self.transaction, "proc_start": self.proc_start}
+
+    def alive(self) -> bool | None:
+        """True/False for a holder on this host; None (cannot tell) for another host."""
+        if self.host != socket.gethostname():
+            return None
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass                                   # someone else's live process
+        now = _proc_start(self.pid)
+        return self.proc_start is None or now is None or now == self.proc_start
+
+    def describe(self) -> str:
+        return f"{self.command or 'permnet'}, pid {self.pid} on {self.host} since {self.started}"
+
+
+@dataclass
+class JournalDevice:
+    """One device of a journalled transaction (no credentials)."""
+
+    name: str
+    protocol: str
+    address: str
+    old: np.ndarray
+    new: np.ndarray
+    owned: np.ndarray | None
+    timeout: float = 5.0
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "protocol": self.protocol, "address": self.address, "timeout": self.timeout,
+                "old": np.asarray(self.old).tolist(), "new": np.asarray(self.new).tolist(),
+                "owned": None if self.owned is None else np.nonzero(np.asarray(self.owned, bool))[0].tolist()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "JournalDevice":
+        old, new = np.asarray(d["old"], np.int64), np.asarray(d["new"], np.int64)
+        owned = None
+        if d.get("owned") is not None:
+            owned = np.zeros(len(old), bool)
+            owned[np.asarray(d["owned"], np.int64)] = True
+        require(len(old) == len(new), f"device {d['name']}: old and new states differ in length")
+        return cls(str(d["name"]), str(d["protocol"]), str(d["address"]), old, new, owned,
+                   float(d.get("timeout", 5.0)))
+
+
+@dataclass
+class Journal:
+    """The record of one transaction; :meth:`begin` publishes it, :meth:`mark`
+    and :meth:`phase` update it, :meth:`close` removes it."""
+
+    root: Path
+    id: str
+    holder: Holder
+    devices: list[JournalDevice]
+    progress: dict = field(default_factory=dict)
+    current_phase: str = "apply"
+    sync: bool = True
+
+    def __post_init__(self):
+        self.root = Path(self.root)
+
+    @property
+    def folder(self) -> Path:
+        return self.root / "journal" / self.id
+
+    @staticmethod
+    def new_id() -> str:
+        return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
+
+    def _progress_doc(self) -> dict:
+        return {"phase": self.current_phase, "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "devices": {d.name: self.progress.get(d.name, "pending") for d in self.devices}}
+
+    def begin(self) -> "Journal":
+        """Write intent and progress into a hidden folder, then rename it into
+        place: from here on, a crash leaves a complete journal."""
+        jdir = self.root / "journal"
+        try:
+            jdir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PermnetError(f"cannot create the state directory {jdir}: {exc.strerror or exc}") from None
+        tmp = jdir / f".{self.id}.tmp"
+        tmp.mkdir(mode=0o700)
+        intent = {"format": FORMAT, "version": VERSION, "id": self.id, "holder": self.holder.as_dict(),
+                  "devices": [d.as_dict() for d in self.devices]}
+        durable_write(tmp / "intent.json", json.dumps(intent, separators=(",", ":")) + "\n", self.sync)
+        durable_write(tmp / "progress.json", json.dumps(self._progress_doc()) + "\n", self.sync)
+        if self.sync:
+            _fsync_dir(tmp)
+        os.replace(tmp, self.folder)
+        if self.sync:
+            _fsync_dir(jdir)
+        return self
+
+    def _write_progress(self) -> None:
+        # the folder's fsync is left out: a progress record lost in a power cut
+        # leaves the previous one, and recovery reads the devices anyway
+        durable_write(self.folder / "progress.json", json.dumps(self._progress_doc()) + "\n", self.sync,
+                      sync_dir=False)
+
+    def mark(self, name: str, state: str) -> None:
+        """Record one device's progress (callers serialise: one writer at a time)."""
+        self.mark_many({name: state})
+
+    def mark_many(self, states: dict) -> None:
+        """Record the progress of several devices in one write."""
+        assert set(states.values()) <= set(PROGRESS), states
+        self.progress.update(states)
+        self._write_progress()
+
+    def phase(self, phase: str) -> None:
+        assert phase in PHASES, phase
+        self.current_phase = phase
+        self._write_progress()
+
+    def adopt(self, holder: Holder) -> None:
+        """A recovery takes the transaction over (its holder is recorded)."""
+        self.holder = holder
+        intent = {"format": FORMAT, "version": VERSION, "id": self.id, "holder": holder.as_dict(),
+                  "devices": [d.as_dict() for d in self.devices]}
+        durable_write(self.folder / "intent.json", json.dumps(intent, separators=(",", ":")) + "\n", self.sync)
+
+    def close(self) -> None:
+        """Every device is exactly old or exactly new: the record goes."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            _fsync_dir(self.root / "journal")
+        except OSError:
+            pass
+
+    @property
+    def default_direction(self) -> str:
+        """Finish what was started: ``new`` while applying (every device has
+        its target recorded), ``old`` once a roll-back had begun."""
+        return "old" if self.current_phase in ("rollback", "recover-old") else "new"
+
+    @classmethod
+    def load(cls, root: Path, folder: Path) -> "Journal":
+        try:
+            intent = json.loads((folder / "intent.json").read_text())
+            prog = json.loads((folder / "progress.json").read_text())
+            require(intent.get("format") == FORMAT and intent.get("version") == VERSION, "unknown format")
+            devices = [JournalDevice.from_dict(d) for d in intent["devices"]]
+            return cls(Path(root), str(intent["id"]), Holder.from_dict(intent["holder"]), devices,
+                       dict(prog.get("devices", {})), str(prog.get("phase", "apply")))
+        except (OSError, ValueError, KeyError, TypeError, PermnetError) as exc:
+            raise PermnetError(f"journal {folder}: unreadable ({exc}); move it aside and check the devices "
+                               "by hand") from None
+
+    def summary(self) -> str:
+        counts: dict[str, int] = {}
+        for d in self.devices:
+            s = self.progress.get(d.name, "pending")
+            counts[s] = counts.get(s, 0) + 1
+        prog = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        return (f"transaction {self.id} ({self.holder.describe()}): "
+                f"phase {self.current_phase}, {len(self.devices)} device(s): {prog}")
+
+
+def open_journals(root) -> list[Journal]:
+    """The unfinished transactions in state directory ``root``, oldest first
+    (half-built ``.<id>.tmp`` folders are crashes before the first write:
+    they are removed)."""
+    jdir = Path(root) / "journal"
+    if not jdir.is_dir():
+        return []
+    out = []
+    for f in sorted(jdir.iterdir()):
+        if f.name.startswith("."):
+            # a begin that died before its rename (nothing was sent); a minute
+            # old, it cannot be a begin still under way
+            if f.name.endswith(".tmp") and time.time() - f.stat().st_mtime > 60:
+                shutil.rmtree(f, ignore_errors=True)
+            continue
+        if f.is_dir():
+            out.append(Journal.load(Path(root), f))
+    return out
