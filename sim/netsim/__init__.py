@@ -26,7 +26,12 @@ Router model (stated, one cycle per hop)
 * Injection: an unbounded-rate NIC moves the front packet of its source
   queue (``queue`` packets) into one of ``lanes`` (default S) injection lanes
   per cycle; a lane sends its packet like an input VC.  Ejection takes one
-  flit per cycle from every input VC whose packet has arrived.
+  flit per cycle from every input VC whose packet has arrived
+  (``ejection="vc"``), or with ``ejection="port"`` (one ejection port per
+  node, as the RTL's stream endpoints, :mod:`permnet.hdl.netstream`) one flit
+  per node per cycle: a round-robin arbiter over the candidates (input VCs,
+  then lanes; the one after the last granted wins) picks an arrived packet
+  and holds it from head to tail.
 * Zero-load latency is therefore ``hops + size`` cycles (created at t, head
   on hop 1 in cycle t, ..., head at the destination at t + hops, tail ejected
   in cycle t + hops + size - 1, latency counted to the end of that cycle).

@@ -40,6 +40,7 @@ class Config:
     packet_size: int = 4            # flits per packet (synthetic traffic)
     switching: str = "vct"          # "vct" (virtual cut-through) or "wormhole"
     lanes: int | None = None        # injection lanes per node (None: S)
+    ejection: str = "vc"            # "vc": one flit per input VC per cycle; "port": one flit per node per cycle
     queue: int = 256                # source-queue capacity in packets per node
     warmup: int = 500
     cycles: int = 2000              # measurement window
@@ -57,6 +58,7 @@ class Config:
         require(self.switching == "wormhole" or self.packet_size <= self.buffer,
                 f"virtual cut-through needs a VC buffer ({self.buffer} flits) that holds a packet "
                 f"({self.packet_size} flits)")
+        require(self.ejection in ("vc", "port"), f"ejection must be vc or port, got {self.ejection!r}")
         require(self.lanes is None or 1 <= self.lanes <= 64, f"lanes must be 1..64, got {self.lanes}")
         require(1 <= self.queue <= 1 << 16, f"queue must be 1..65536 packets, got {self.queue}")
         require(0 <= self.warmup <= 10**7 and 1 <= self.cycles <= 10**7,
@@ -202,7 +204,7 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
         planes, up, table.length, table.hops, cfg.vcs, cfg.buffer,
         cfg.switching == "wormhole", lanes, qcap, traffic.kind, traffic.dest.astype(np.int64), float(load),
         cfg.packet_size, traffic.hot, traffic.hot_frac, tc, ts, td, tsz, warmup, window, max_cycles,
-        cfg.timeout, cfg.seed, cfg.log)
+        cfg.timeout, cfg.seed, cfg.log, cfg.ejection == "port")
     st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = max(st["measured_done"], 1)
     if traffic.kind == kernel.TRACE:
