@@ -101,6 +101,11 @@ class NetworkStream(wiring.Component):
     injection FIFOs are full. With every ``tready`` high the network is cycle-exact with
     ``permnet.sim.netsim`` under ``Config(lanes=1, ejection="port")``."""
 
+    # synthesised as the self-test network is (:class:`permnet.hdl.network.NetworkRTL`): one flat
+    # network, without ABC9's sequential mode, routed with nextpnr's router2
+    synth_dff = False
+    synth_router = "router2"
+
     def __init__(self, routes, *, vcs: int, buffer: int, wormhole: bool = False, flit_width: int = 32,
                  max_packet: int | None = None, depth: int | None = None, plane_set=None):
         P = buffer if max_packet is None else int(max_packet)
