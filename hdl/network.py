@@ -107,7 +107,8 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
     """``planes`` (S x M lists), route ``length`` (M x M) and ``hops`` (M x M x H), the trace rows;
     ``flit_width`` payload bits per flit (0: header-only flits); ``router``: ``"nexthop"`` (the
     divider-free unit, for Melhem's routing of LDI(M, S) only: checked against every route) or
-    ``"table"`` (see :mod:`permnet.hdl.routes`, whose :class:`NetworkRoutes` this class is).
+    ``"table"`` (see :mod:`permnet.hdl.routes`, whose :class:`NetworkRoutes` this class is);
+    ``link_stages`` registers on every link (:class:`permnet.hdl.router.Router`).
 
     After elaboration ``ip`` is the :class:`permnet.hdl.netip.NetworkIP` and ``buffers[n, y, v]``
     holds the signals of the input VC buffer at node n, port y, VC v (``ent``: the entries as
@@ -121,7 +122,7 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
 
     def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
                  wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0,
-                 router: str = "table"):
+                 router: str = "table", link_stages: int = 0):
         self._init_routes(planes, length, hops, router)
         S, M = self.S, self.M
         require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
@@ -129,7 +130,7 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
         require(flit_width >= 0, f"flit width must be >= 0, got {flit_width}")
         self.W = int(flit_width)
         self.V, self.B, self.L = vcs, buffer, lanes or S
-        self.wormhole = wormhole
+        self.wormhole, self.link_stages = wormhole, link_stages
         self.roms = trace_roms(rows, M)
         self.npk = len(rows)
         self.cb = cycle_bits
@@ -169,7 +170,8 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
         m.d.comb += self.cycle.eq(cycle)
         ip = self.ip = m.submodules.ip = NetworkIP(
             self, vcs=self.V, buffer=self.B, lanes=self.L, wormhole=self.wormhole, size_bits=self.zb,
-            tags={"serial": self.sb}, data_fields={"payload": self.W} if self.W else None, eject="vc")
+            tags={"serial": self.sb}, data_fields={"payload": self.W} if self.W else None, eject="vc",
+            link_stages=self.link_stages)
         self.buffers = {(n, y, v): q for n, r in enumerate(ip.routers) for (y, v), q in r.buffers.items()}
         delivered = Signal.like(self.delivered)
         m.d.comb += [self.delivered.eq(delivered), self.done.eq(delivered == self.npk)]

@@ -79,6 +79,9 @@ class Router(wiring.Component):
       flit at the head of an input buffer (or a lane) in cycle t is routed (the next-hop unit
       or the route table, combinational), wins its output's round-robin arbiter and is written
       into the downstream buffer at the end of cycle t; it can leave that node in t + 1.
+    * ``link_stages`` L > 0 puts L registers on each output's forward path (valid, VC, flit;
+      not on the credits): the flit is written at the end of t + L and can leave in
+      t + 1 + L. The simulator's ``Config(link_stages=L)`` is the same model.
     * Injection: a descriptor taken in cycle t is in a lane in t and its head may leave in t.
     * Ejection: a flit ejected in cycle t (``valid``, and ``ready`` with ``eject="port"``) is
       out of the buffer at the end of t.
@@ -99,7 +102,10 @@ class Router(wiring.Component):
     entries as dicts of field signals, ``head``, ``count``), for fault injection in tests."""
 
     def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
-                 size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc"):
+                 size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
+                 link_stages: int = 0):
+        require(isinstance(link_stages, int) and 0 <= link_stages <= 16,
+                f"link stages must be 0..16, got {link_stages}")
         require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
         require(vcs >= 1, "vcs must be >= 1")
         require(lanes >= 1, "lanes must be >= 1")
@@ -108,7 +114,7 @@ class Router(wiring.Component):
         self.S, self.M, self.H = routes.S, routes.M, routes.H
         self.V, self.B, self.L = vcs, buffer, lanes
         self.K = self.S * vcs + lanes
-        self.wormhole, self.eject = wormhole, eject
+        self.wormhole, self.eject, self.link_stages = wormhole, eject, link_stages
         self.nb, self.hb, self.zb = bits(self.M - 1), bits(self.H), size_bits
         self.tags, self.data_fields = dict(tags or {}), dict(data_fields or {})
         self.widths = {"src": self.nb, "dst": self.nb, "hop": self.hb, "size": self.zb, "idx": self.zb,
@@ -283,17 +289,23 @@ class Router(wiring.Component):
             for k in range(K):
                 m.d.comb += gsel[k].eq(gv & (gk == k))
                 sent_terms[k].append(gsel[k])
-            # the flit that crosses plane y
+            # the flit that crosses plane y, through link_stages registers
             port = self.o[y]
-            fl = {f: port.flit[f] for f in FIELDS}
+            fl = {f: Signal(w, name=f"x{n}_{y}_{f}") for f, w in self.widths.items()}
+            xovc = Signal(vb, name=f"xv{n}_{y}")
             for k in range(K):
                 with m.If(gsel[k]):
                     m.d.comb += [fl[f].eq(cand[k][f]) for f in FIELDS if f != "hop"]
                     m.d.comb += [fl["hop"].eq(Mux(cand[k]["idx"] == 0, cand[k]["hop"] + 1, cand[k]["hop"])),
-                                 port.vc.eq(cand[k]["wovc"])]
-            m.d.comb += port.valid.eq(gv)
+                                 xovc.eq(cand[k]["wovc"])]
+            word = Cat(gv, xovc, *(fl[f] for f in FIELDS))
+            for st in range(self.link_stages):
+                reg = Signal(len(word), name=f"link{n}_{y}_{st}")
+                m.d.sync += reg.eq(word)
+                word = reg
+            m.d.comb += Cat(port.valid, port.vc, *(port.flit[f] for f in FIELDS)).eq(word)
             for v in range(V):
-                send = gv & (port.vc == v)
+                send = gv & (xovc == v)
                 # credits: spent on a send, returned the cycle after the downstream pop
                 m.d.sync += credit[y, v].eq(credit[y, v] - send + port.credit[v])
                 with m.If(send):

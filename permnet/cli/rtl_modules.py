@@ -146,6 +146,8 @@ def network_options(f):
     f = click.option("--flit-width", type=int, default=None,
                      help="payload bits per flit (self-test: checked at ejection, default 0 = header-only "
                           "flits; streams: tdata bits, default 32)")(f)
+    f = click.option("--link-stages", type=int, default=0, show_default=True,
+                     help="registers on every link's forward path (a hop takes 1 + this many cycles)")(f)
     f = click.option("--endpoints", type=click.Choice(ENDPOINTS), default="selftest", show_default=True,
                      help="trace generators and checkers, or per node AXI-Stream ports nD_in_t*/nD_out_t* "
                           "(tvalid tready tdata tlast tdest)")(f)

@@ -22,7 +22,10 @@ Router model (stated, one cycle per hop)
   round-robin among the input VCs and injection lanes requesting it
   (combined VC and switch allocation; no input-port limit).
 * A flit that arrives in cycle t may leave in cycle t + 1 at the earliest
-  (route, allocate and traverse the link in one cycle).
+  (route, allocate and traverse the link in one cycle); with ``link_stages``
+  L registers on each link (the RTL routers' output stages) a flit sent in
+  cycle t can leave the next node in t + 1 + L, while its credit was spent
+  at t and the buffer slot is counted from then.
 * Injection: an unbounded-rate NIC moves the front packet of its source
   queue (``queue`` packets) into one of ``lanes`` (default S) injection lanes
   per cycle; a lane sends its packet like an input VC.  Ejection takes one

@@ -29,7 +29,7 @@ STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_don
 
 @njit(cache=True)
 def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac,
-             tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False):
+             tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False, link_stages=0):
     S, M = planes.shape
     NCH = M * S * V
     K = S * V + lanes
@@ -343,7 +343,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     pos = (bhead[och] + bcnt[och]) % B
                     bpkt[och, pos] = p
                     bflit[och, pos] = f
-                    brdy[och, pos] = t + 1
+                    brdy[och, pos] = t + 1 + link_stages
                     bcnt[och] += 1
                     nocc[nd] += 1
                     credits[och] -= 1
