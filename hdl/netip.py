@@ -27,7 +27,22 @@ from amaranth.lib.wiring import In, Out
 from permnet.gen.errors import require
 from permnet.hdl.router import Router
 
-__all__ = ["NetworkIP", "WirePlanes"]
+__all__ = ["NetworkIP", "WirePlanes", "PLANE_LINKS", "forward_ports"]
+
+PLANE_LINKS = ("fwd_i", "fwd_o", "bwd_i", "bwd_o")
+
+
+def forward_ports(m, outer, inner, members):
+    """Join ports ``members`` (name -> member, as in ``inner``'s signature) of the component
+    ``outer`` (the one elaborating ``m``) to the same ports of its submodule ``inner``."""
+    for name, member in members.items():
+        a, b = getattr(outer, name), getattr(inner, name)
+        if member.is_signature:
+            wiring.connect(m, wiring.flipped(a), b)
+        elif member.flow == wiring.In:
+            m.d.comb += b.eq(a)
+        else:
+            m.d.comb += a.eq(b)
 
 
 class WirePlanes(wiring.Component):
@@ -58,7 +73,8 @@ class NetworkIP(wiring.Component):
     ``plane_set(fwd_width, bwd_width)`` builds the planes component (default
     :class:`WirePlanes` of ``routes.planes``); a run-time plane set with the same four port
     arrays drops in there, e.g. ``plane_set=lambda fw, bw: PlaneSet(M, S, fw, bw, "crossbar",
-    planes)``. The route tables stay those of ``routes``.
+    planes)``; its other ports (a run-time plane set's ``cfg``) become ports of this component
+    under the same names (``plane_ports``). The route tables stay those of ``routes``.
 
     Ports, per node n: ``inj[n]`` (the router's ``inj``), ``lane[n][j]`` and ``ej[n]`` (its
     ``ej``: ``ej[n][k]`` with ``eject="vc"``, one stream with ``eject="port"``). The other
@@ -80,9 +96,13 @@ class NetworkIP(wiring.Component):
         mem = r0.signature.members
         self.fwd_width = 1 + len(r0.o[0].vc) + self.layout.size
         self.bwd_width = vcs
-        self.plane_set = plane_set or (lambda fw, bw: WirePlanes(self.M, self.S, fw, bw, routes.planes))
-        super().__init__({"inj": mem["inj"].array(self.M), "lane": mem["lane"].array(self.M),
-                          "ej": mem["ej"].array(self.M)})
+        make = plane_set or (lambda fw, bw: WirePlanes(self.M, self.S, fw, bw, routes.planes))
+        self.planes = make(self.fwd_width, self.bwd_width)
+        self.plane_ports = {name: member for name, member in self.planes.signature.members.items()
+                            if name not in PLANE_LINKS}
+        members = {"inj": mem["inj"].array(self.M), "lane": mem["lane"].array(self.M), "ej": mem["ej"].array(self.M)}
+        require(not set(members) & set(self.plane_ports), f"plane set ports clash with {', '.join(members)}")
+        super().__init__(members | self.plane_ports)
 
     def connect_planes(self, m, planes):
         """Join every output (n, y) to its plane and every input (d, y) from it, credits back."""
@@ -105,6 +125,7 @@ class NetworkIP(wiring.Component):
                     wiring.connect(m, wiring.flipped(self.ej[n][k]), r.ej[k])
             else:
                 wiring.connect(m, wiring.flipped(self.ej[n]), r.ej)
-        m.submodules.planes = planes = self.plane_set(self.fwd_width, self.bwd_width)
-        self.connect_planes(m, planes)
+        m.submodules.planes = self.planes
+        self.connect_planes(m, self.planes)
+        forward_ports(m, self, self.planes, self.plane_ports)
         return m

@@ -9,7 +9,8 @@ destination node. On the way out ``tdest`` is the source node. The ports of
 node d are ``n{d}_in_tvalid n{d}_in_tready n{d}_in_tdata n{d}_in_tlast
 n{d}_in_tdest`` and ``n{d}_out_t...`` the same; ``dest_error`` (sticky) rises
 when a packet named a ``tdest`` that is not a node (that packet is taken and
-dropped).
+dropped). The ports of a run-time plane set other than its links (its
+``cfg``) are ports of the top too (:class:`permnet.hdl.netip.NetworkIP`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from amaranth.lib import data, fifo, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
-from permnet.hdl.netip import NetworkIP
+from permnet.hdl.netip import NetworkIP, forward_ports
 from permnet.hdl.router import bits
 
 __all__ = ["NetworkStream", "StreamInjector", "AXIS_IN", "AXIS_OUT"]
@@ -129,7 +130,8 @@ class NetworkStream(wiring.Component):
                         f"n{d}_out_tvalid": Out(1), f"n{d}_out_tready": In(1), f"n{d}_out_tdata": Out(self.W),
                         f"n{d}_out_tlast": Out(1), f"n{d}_out_tdest": Out(self.nb)}
         members["dest_error"] = Out(1)
-        super().__init__(members)
+        require(not set(members) & set(self.ip.plane_ports), "plane set ports clash with the stream ports")
+        super().__init__(members | self.ip.plane_ports)
 
     def port(self, d: int, side: str, name: str):
         """The signal ``n{d}_{side}_{name}`` (side ``in`` or ``out``, name ``tvalid`` ...)."""
@@ -155,4 +157,5 @@ class NetworkStream(wiring.Component):
                          self.port(d, "out", "tdest").eq(ej.payload.src)]
             errors.append(nic.dest_error)
         m.d.comb += self.dest_error.eq(Cat(*errors).any())
+        forward_ports(m, self, ip, self.ip.plane_ports)
         return m

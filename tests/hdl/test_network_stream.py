@@ -34,13 +34,14 @@ def make_packets(M, per_node, max_size, seed, first_uid=0):
     return out
 
 
-def run_streams(dut, phases, *, seed, max_cycles=2000):
+def run_streams(dut, phases, *, seed, max_cycles=2000, probe=None):
     """Run ``phases`` ``(packets, gap, ready)`` one after the other in one simulation, each until
     its flits are out. Every node's injection stream shows a beat (once shown, held until
     taken, as AXI-Stream requires; before it idle cycles, each with probability ``gap``);
     ejection ``tready`` is high with probability ``ready`` in each cycle. Returns per phase
-    ``(created, got, dest_error)``: ``created[uid] = (cycle after its last beat was taken, src,
-    dst, size)``, ``got[node]`` the ejected beats ``(cycle, tdest, tdata, tlast)``."""
+    ``(created, got, dest_error, probe value at its end)``: ``created[uid] = (cycle after its
+    last beat was taken, src, dst, size)``, ``got[node]`` the ejected beats ``(cycle, tdest,
+    tdata, tlast)``."""
     rng = random.Random(seed)
     M = dut.M
     results = []
@@ -88,7 +89,7 @@ def run_streams(dut, phases, *, seed, max_cycles=2000):
                     break
             else:
                 raise AssertionError(f"{seen} of {total} flits delivered in {max_cycles} cycles")
-            results.append((created, got, ctx.get(dut.dest_error)))
+            results.append((created, got, ctx.get(dut.dest_error), None if probe is None else ctx.get(probe)))
     sim = Simulator(dut)
     sim.add_clock(1e-6)
     sim.add_testbench(tb)
@@ -157,7 +158,7 @@ def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switch
     pressed = make_packets(M, 4, 4, seed=M, first_uid=1000)
     if M == 9:
         pressed[2].insert(1, (12, [999, 1, 2]))
-    (created, got, err1), (_, got2, err2) = run_streams(dut, [(exact, 0.4, 1.0), (pressed, 0.3, 0.4)], seed=3)
+    (created, got, err1, _), (_, got2, err2, _) = run_streams(dut, [(exact, 0.4, 1.0), (pressed, 0.3, 0.4)], seed=3)
     check_delivery(exact, got, M)
     done = {words[0]: cyc for pk in split_packets(got).values() for _, words, cyc in pk}
     order = sorted(created, key=lambda u: (created[u][0], created[u][1]))
@@ -176,13 +177,14 @@ def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switch
 
 class RegisteredPlanes(wiring.Component):
     """A stand-in for a run-time plane set: the planes' permutation behind one register stage
-    each way (fwd and credits), to show that the plane hook takes any component with the
-    ``fwd_i/fwd_o/bwd_i/bwd_o`` arrays, latency included."""
+    each way (fwd and credits), plus a port of its own, ``crossings`` (link words with their
+    valid bit set, so far), to show that the plane hook takes any component with the
+    ``fwd_i/fwd_o/bwd_i/bwd_o`` arrays, latency included, and brings its other ports out."""
 
     def __init__(self, M, S, fw, bw, planes):
         self.M, self.S, self.planes = M, S, planes
         super().__init__({"fwd_i": In(fw).array(S, M), "fwd_o": Out(fw).array(S, M),
-                          "bwd_i": In(bw).array(S, M), "bwd_o": Out(bw).array(S, M)})
+                          "bwd_i": In(bw).array(S, M), "bwd_o": Out(bw).array(S, M), "crossings": Out(16)})
 
     def elaborate(self, platform):
         m = Module()
@@ -190,18 +192,22 @@ class RegisteredPlanes(wiring.Component):
             for n in range(self.M):
                 d = self.planes[y][n]
                 m.d.sync += [self.fwd_o[y][d].eq(self.fwd_i[y][n]), self.bwd_o[y][n].eq(self.bwd_i[y][d])]
+        valid = [self.fwd_i[y][n][0] for y in range(self.S) for n in range(self.M)]
+        m.d.sync += self.crossings.eq(self.crossings + sum(valid))
         return m
 
 
 def test_a_registered_plane_set_drops_in():
-    """The plane hook with planes that take a cycle each way: still every packet intact."""
+    """The plane hook with planes that take a cycle each way: still every packet intact, and
+    the plane set's own port at the top counts every flit once per hop of its route."""
     t = tables.network("ldi", 8, 2).table
     planes = t.planes.tolist()
     _, dut = network("ldi", 8, 2, "table", plane_set=lambda fw, bw: RegisteredPlanes(8, 2, fw, bw, planes))
     packets = make_packets(8, 4, 4, seed=5)
-    [(_, got, err)] = run_streams(dut, [(packets, 0.2, 0.6)], seed=6)
+    [(_, got, err, crossings)] = run_streams(dut, [(packets, 0.2, 0.6)], seed=6, probe=dut.crossings)
     check_delivery(packets, got, 8)
-    assert err == 0
+    hops = sum(len(words) * int(t.length[n][d]) for n, p in packets.items() for d, words in p)
+    assert err == 0 and hops > 0 and crossings == hops
 
 
 def test_bad_parameters():
