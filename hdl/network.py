@@ -1,8 +1,8 @@
 """The sealed self-test of the network RTL (issue 14): trace generators and
 ejection checkers around :class:`permnet.hdl.netip.NetworkIP`.
 
-The network (M :class:`permnet.hdl.router.Router` s through S planes) is the
-same router model as the cycle-level simulator (``permnet.sim.netsim``, whose
+The network (M routers, :class:`permnet.hdl.router.Router`, through S planes)
+is the same router model as the cycle-level simulator (``permnet.sim.netsim``, whose
 docstring states it), so it delivers the same packets at the same cycles. This
 top adds, per node:
 

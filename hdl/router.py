@@ -73,6 +73,11 @@ class Router(wiring.Component):
     ejection arbiter (round robin, the request after the last granted one) picks one arrived
     packet and holds it from the cycle its head is first offered until its tail is taken.
 
+    Hop k of a packet travels on VC ``min(k, V - 1)`` (hop-indexed VCs, Melhem Section 6; with V
+    at least the longest route the channel dependency graph is acyclic). Round-robin arbiters
+    grant the request after the last granted one (candidates: input VC ``k = y V + v``, then
+    the lanes).
+
     Timing (each stage's latency)
     -----------------------------
     * Route computation, VC and switch allocation and link traversal happen in one cycle: a
