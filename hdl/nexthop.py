@@ -8,7 +8,7 @@ result for the inputs presented ``pipeline`` cycles earlier (``o_valid``
 follows ``i_valid``); a new decision can start every cycle.  The closed-form
 units also take ``pipeline=0``: no register at all, the outputs follow the
 inputs in the same cycle (the network's single-cycle routers,
-:mod:`permnet.hdl.network`, use them so); a unit emitted on its own
+:mod:`permnet.hdl.router`, use them so); a unit emitted on its own
 (:func:`permnet.hdl.emit.nexthop`) has a latency of at least one cycle.
 
 * :class:`LdiNextHop` -- Melhem's algorithm for M = S^(h-1) G (Theorem 3,

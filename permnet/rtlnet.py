@@ -1,7 +1,8 @@
 """``permnet rtl network`` as one library call: the network's trace, the
 reference run of the cycle-level simulator that gives each packet's delivery
 cycle, and the RTL (:class:`permnet.hdl.network.NetworkRTL`) holding those
-cycles in its ejection checkers.
+cycles in its ejection checkers; or, with ``endpoints="stream"``, the network
+with AXI-Stream endpoints (:class:`permnet.hdl.netstream.NetworkStream`).
 
 This lives in the ``permnet`` package because it joins two layers the
 ``hdl`` package must keep apart: the RTL (``permnet.hdl``) and the model it
@@ -15,11 +16,14 @@ from dataclasses import dataclass
 from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits
 
-__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "NetworkPlan", "plan", "network", "router_for"]
+__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "NetworkPlan", "plan", "network",
+           "stream_network", "router_for"]
 
 MAX_NODES = 64          # the RTL network is for small networks
 MAX_FLIT_WIDTH = 1024   # payload bits per flit
 ROUTER_CHOICES = ("auto", "nexthop", "table")   # auto, then :data:`permnet.hdl.network.ROUTERS`
+ENDPOINTS = ("selftest", "stream")              # trace generators and checkers, or AXI-Stream ports
+STREAM_FLIT_WIDTH = 32                          # tdata bits when --flit-width is not given
 
 
 @dataclass
@@ -37,7 +41,7 @@ class NetworkPlan:
 
 def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
          trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4,
-         seed: int = 0) -> NetworkPlan:
+         seed: int = 0, link_stages: int = 0) -> NetworkPlan:
     """The trace (the file ``trace``, or ``packets`` seeded uniform packets over ``span`` cycles)
     and its reference run on the cycle-level simulator."""
     from permnet.fileio import read_text
@@ -59,7 +63,7 @@ def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: 
         text = "".join(f"{c} {s} {d} {z}\n" for c, s, d, z in rows)
         tr = netsim.parse_trace(text, M, None if switching == "wormhole" else buffer)
     ref = netsim.simulate(net, tr, 1.0, netsim.Config(vcs=vcs, buffer=buffer, switching=switching,
-                                                       log=len(rows) + 1))
+                                                       link_stages=link_stages, log=len(rows) + 1))
     require(not ref.deadlock, f"{net.name} with {vcs} VC(s) deadlocks on this trace")
     done = [0] * len(rows)
     for a in ref.log:
@@ -79,24 +83,72 @@ def router_for(table, router: str = "auto") -> str:
 
 def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
             trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
-            flit_width: int = 0, router: str = "auto"):
+            flit_width: int | None = None, router: str = "auto", endpoints: str = "selftest", link_stages: int = 0):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
     ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
     ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection;
-    ``router`` as in :func:`router_for`."""
+    ``router`` as in :func:`router_for`. ``endpoints="stream"``: :func:`stream_network` instead
+    (``max_size`` its longest packet; the trace options do not apply). ``link_stages`` registers
+    on every link (:class:`permnet.hdl.router.Router`), the simulator's reference run likewise."""
     from permnet.hdl import emit
     from permnet.hdl.network import NetworkRTL
 
+    require(endpoints in ENDPOINTS, f"unknown endpoints {endpoints!r} ({', '.join(ENDPOINTS)})")
+    if endpoints == "stream":
+        require(trace is None, "--trace drives the self-test's generators; streams take no trace")
+        return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages)
+    flit_width = flit_width or 0
     require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")
-    p = plan(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed)
+    require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
+    p = plan(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, link_stages)
     t = p.net.table
     router = router_for(t, router)
     done = p.expected
     comp = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), p.rows, vcs=p.vcs, buffer=buffer,
-                      wormhole=switching == "wormhole", expected=done, flit_width=flit_width, router=router)
+                      wormhole=switching == "wormhole", expected=done, flit_width=flit_width, router=router,
+                      link_stages=link_stages)
     params = {"topology": p.net.name, "vcs": p.vcs, "buffer": buffer, "switching": switching,
               "packets": len(p.rows), "lanes": comp.L, "router": router, "last_delivery": max(done)}
     if flit_width:
         params["flit_width"] = flit_width
+    if link_stages:
+        params["link_stages"] = link_stages
     return emit.Generated("network", f"{topology}_network", comp, params, {"expected": done},
                           {"expected": hex_digits(max(done).bit_length())})
+
+
+def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4,
+                   switching: str = "vct", flit_width: int | None = None, router: str = "auto",
+                   max_size: int = 4, link_stages: int = 0):
+    """The network with an AXI-Stream injection and ejection port per node
+    (:class:`permnet.hdl.netstream.NetworkStream`, :class:`permnet.hdl.emit.Generated` named
+    ``<topology>_network_stream``): ``flit_width`` tdata bits (default 32), packets of at most
+    ``max_size`` flits, ``vcs`` at least the longest route (hop-indexed VCs, deadlock-free),
+    ``link_stages`` registers on every link."""
+    from permnet.gen.routing import tables
+    from permnet.hdl import emit
+    from permnet.hdl.netstream import NetworkStream
+    from permnet.hdl.routes import NetworkRoutes
+
+    flit_width = STREAM_FLIT_WIDTH if flit_width is None else flit_width
+    require(1 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 1..{MAX_FLIT_WIDTH} bits for streams, "
+            f"got {flit_width}")
+    require(M <= MAX_NODES, f"the RTL network is for small networks (M <= {MAX_NODES}), got {M}")
+    require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
+    require(max_size >= 1, f"--max-size must be >= 1 flit, got {max_size}")
+    require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
+    require(switching == "wormhole" or max_size <= buffer,
+            f"virtual cut-through needs --buffer ({buffer}) >= --max-size ({max_size}), the longest packet")
+    net = tables.network(topology, M, S)
+    t = net.table
+    vcs = vcs or t.max_hops
+    require(vcs >= t.max_hops, f"--vcs {vcs} is below the longest route ({t.max_hops} hops): hop-indexed VCs "
+            "could deadlock")
+    router = router_for(t, router)
+    routes = NetworkRoutes(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), router)
+    comp = NetworkStream(routes, vcs=vcs, buffer=buffer, wormhole=switching == "wormhole", flit_width=flit_width,
+                         max_packet=max_size, link_stages=link_stages)
+    params = {"topology": net.name, "vcs": vcs, "buffer": buffer, "switching": switching, "router": router,
+              "endpoints": "stream", "flit_width": flit_width, "max_packet": max_size,
+              "inject_fifo": comp.D, "link_stages": link_stages}
+    return emit.Generated("network", f"{topology}_network_stream", comp, params)

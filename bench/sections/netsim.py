@@ -25,7 +25,7 @@ def _args(net, load, warmup, window, seed=1):
         up[y, t.planes[y]] = np.arange(M)
     e = np.zeros(0, dtype=np.int64)
     return (np.ascontiguousarray(t.planes), up, t.length, t.hops,
-            max(t.max_hops, 1), 8, False, S, 256, 0, np.zeros(1, np.int64), load, 4, 0, 0.0, e, e, e, e,
+            max(t.max_hops, 1), 8, False, S, 256, 0, np.zeros(1, np.int64), load, 4, 0, 0.0, np.zeros((1, 1)), e, e, e, e,
             warmup, window, warmup + 5 * window, 1000, seed, 0)
 
 

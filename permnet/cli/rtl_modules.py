@@ -15,7 +15,7 @@ import click
 from permnet.cli.common import ints, ldi_options
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
-from permnet.rtlnet import ROUTER_CHOICES
+from permnet.rtlnet import ENDPOINTS, ROUTER_CHOICES
 
 
 def nexthop_options(f):
@@ -155,7 +155,8 @@ def gen_hil(uart_divisor=None, **options):
 
 def network_options(f):
     f = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)(f)
-    f = click.option("--max-size", type=int, default=4, show_default=True, help="largest packet in flits")(f)
+    f = click.option("--max-size", type=int, default=4, show_default=True,
+                     help="largest packet in flits (streams: longer packets are cut)")(f)
     f = click.option("--span", type=int, default=32, show_default=True, help="cycles over which packets start")(f)
     f = click.option("--packets", type=int, default=64, show_default=True,
                      help="seeded uniform packets for the per-node generators")(f)
@@ -165,8 +166,14 @@ def network_options(f):
     f = click.option("--router", type=click.Choice(ROUTER_CHOICES), default="auto", show_default=True,
                      help="route with the divider-free next-hop unit (LDI with M = S^(h-1) G; auto picks it there) "
                           "or with per-node route tables")(f)
-    f = click.option("--flit-width", type=int, default=0, show_default=True,
-                     help="payload bits per flit, checked at ejection (0: header-only flits)")(f)
+    f = click.option("--flit-width", type=int, default=None,
+                     help="payload bits per flit (self-test: checked at ejection, default 0 = header-only "
+                          "flits; streams: tdata bits, default 32)")(f)
+    f = click.option("--link-stages", type=int, default=0, show_default=True,
+                     help="registers on every link's forward path (a hop takes 1 + this many cycles)")(f)
+    f = click.option("--endpoints", type=click.Choice(ENDPOINTS), default="selftest", show_default=True,
+                     help="trace generators and checkers, or per node AXI-Stream ports nD_in_t*/nD_out_t* "
+                          "(tvalid tready tdata tlast tdest)")(f)
     f = click.option("--buffer", type=int, default=4, show_default=True, help="flits per VC (a power of two)")(f)
     f = click.option("--vcs", type=int, default=None, help="virtual channels (default: the longest route)")(f)
     f = click.option("--topology", type=click.Choice(["ldi", "debruijn", "kautz", "torus", "hypercube"]),
@@ -204,6 +211,6 @@ RTL_MODULES = (
     RtlModule("hil", "Hardware-in-the-loop top level: UARTBone bridge, registers, datapaths, PRBS.",
               hil_rtl_options, gen_hil),
     RtlModule("network", "Whole network: M routers (VC FIFOs, credits, round-robin) through S planes, "
-              "trace generators, ejection checkers (ports clk rst cycle delivered done error).", network_options,
-              gen_network),
+              "trace generators, ejection checkers (ports clk rst cycle delivered done error); "
+              "--endpoints stream: AXI-Stream ports per node instead.", network_options, gen_network),
 )

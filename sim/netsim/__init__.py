@@ -22,11 +22,19 @@ Router model (stated, one cycle per hop)
   round-robin among the input VCs and injection lanes requesting it
   (combined VC and switch allocation; no input-port limit).
 * A flit that arrives in cycle t may leave in cycle t + 1 at the earliest
-  (route, allocate and traverse the link in one cycle).
+  (route, allocate and traverse the link in one cycle); with ``link_stages``
+  L registers on each link (the RTL routers' output stages) a flit sent in
+  cycle t can leave the next node in t + 1 + L, while its credit was spent
+  at t and the buffer slot is counted from then.
 * Injection: an unbounded-rate NIC moves the front packet of its source
   queue (``queue`` packets) into one of ``lanes`` (default S) injection lanes
   per cycle; a lane sends its packet like an input VC.  Ejection takes one
-  flit per cycle from every input VC whose packet has arrived.
+  flit per cycle from every input VC whose packet has arrived
+  (``ejection="vc"``), or with ``ejection="port"`` (one ejection port per
+  node, as the RTL's stream endpoints, :mod:`permnet.hdl.netstream`) one flit
+  per node per cycle: a round-robin arbiter over the candidates (input VCs,
+  then lanes; the one after the last granted wins) picks an arrived packet
+  and holds it from head to tail.
 * Zero-load latency is therefore ``hops + size`` cycles (created at t, head
   on hop 1 in cycle t, ..., head at the destination at t + hops, tail ejected
   in cycle t + hops + size - 1, latency counted to the end of that cycle).

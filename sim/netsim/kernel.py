@@ -29,7 +29,7 @@ STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_don
 
 @njit(cache=True)
 def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac, cdf,
-             tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap):
+             tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False, link_stages=0):
     S, M = planes.shape
     NCH = M * S * V
     K = S * V + lanes
@@ -71,6 +71,10 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     wovc = np.zeros(K, np.int64)
     wnew = np.zeros(K, np.uint8)
     nreq = np.zeros(S, np.int64)
+    # ejection: the candidates that eject this cycle; with eject_port one per node, held from head to tail
+    ejq = np.zeros(K, np.uint8)
+    ejhold = np.full(M, -1, np.int64)
+    ejrr = np.full(M, K - 1, np.int64)
     # results
     hlen = min(max_cycles + 2, 1 << 22)      # latencies beyond the last bucket are counted in it
     hist = np.zeros(hlen, np.int64)
@@ -228,51 +232,83 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         nreq[want[k]] += 1
                         continue
                 if a == S:
-                    # ejection: one flit per input VC per cycle, never blocked
-                    if k < S * V:
-                        bhead[ch] = (bhead[ch] + 1) % B
-                        bcnt[ch] -= 1
-                        cin[ch] += 1
-                        nocc[n] -= 1
-                        valloc[ch] = S
-                    else:
-                        lflit[n, j] += 1
-                        lalloc[n, j] = S
-                    last_progress = t
-                    if inwin:
-                        acc_f += 1
-                    if f == psize[p] - 1:
-                        if k < S * V:
-                            valloc[ch] = -1
-                        else:
-                            lpkt[n, j] = -1
-                            lalloc[n, j] = -1
-                            nlane[n] -= 1
-                        lat = t + 1 - pt0[p]
-                        delivered += 1
-                        if inwin:
-                            acc_p += 1
-                        if pmeas[p]:
-                            measured_done += 1
-                            lat_sum += lat
-                            hops_sum += phops[p]
-                            hist[min(lat, hlen - 1)] += 1
-                        if nlog < logcap:
-                            log[nlog, 0] = pserial[p]
-                            log[nlog, 1] = psrc[p]
-                            log[nlog, 2] = pdst[p]
-                            log[nlog, 3] = pt0[p]
-                            log[nlog, 4] = t + 1
-                            log[nlog, 5] = phops[p]
-                            log[nlog, 6] = psize[p]
-                            nlog += 1
-                        free[ftop] = p
-                        ftop += 1
+                    ejq[k] = 1
                     continue
                 want[k] = a
                 wovc[k] = ov
                 wnew[k] = 0
                 nreq[a] += 1
+            # ejection: every requesting candidate, or with eject_port the held one or the round-robin winner
+            if eject_port:
+                g = -1
+                if ejhold[n] >= 0:
+                    if ejq[ejhold[n]] != 0:
+                        g = ejhold[n]
+                else:
+                    for i in range(1, K + 1):
+                        k = (ejrr[n] + i) % K
+                        if ejq[k] != 0:
+                            g = k
+                            break
+                for k in range(K):
+                    ejq[k] = 1 if k == g else 0
+                if g >= 0:
+                    ejrr[n] = g
+            for k in range(K):
+                if ejq[k] == 0:
+                    continue
+                ejq[k] = 0
+                if k < S * V:
+                    y = k // V
+                    ch = (up[y, n] * S + y) * V + (k % V)
+                    pos = bhead[ch]
+                    p = bpkt[ch, pos]
+                    f = bflit[ch, pos]
+                else:
+                    j = k - S * V
+                    p = lpkt[n, j]
+                    f = lflit[n, j]
+                if eject_port:
+                    ejhold[n] = -1 if f == psize[p] - 1 else k
+                if k < S * V:
+                    bhead[ch] = (bhead[ch] + 1) % B
+                    bcnt[ch] -= 1
+                    cin[ch] += 1
+                    nocc[n] -= 1
+                    valloc[ch] = S
+                else:
+                    lflit[n, j] += 1
+                    lalloc[n, j] = S
+                last_progress = t
+                if inwin:
+                    acc_f += 1
+                if f == psize[p] - 1:
+                    if k < S * V:
+                        valloc[ch] = -1
+                    else:
+                        lpkt[n, j] = -1
+                        lalloc[n, j] = -1
+                        nlane[n] -= 1
+                    lat = t + 1 - pt0[p]
+                    delivered += 1
+                    if inwin:
+                        acc_p += 1
+                    if pmeas[p]:
+                        measured_done += 1
+                        lat_sum += lat
+                        hops_sum += phops[p]
+                        hist[min(lat, hlen - 1)] += 1
+                    if nlog < logcap:
+                        log[nlog, 0] = pserial[p]
+                        log[nlog, 1] = psrc[p]
+                        log[nlog, 2] = pdst[p]
+                        log[nlog, 3] = pt0[p]
+                        log[nlog, 4] = t + 1
+                        log[nlog, 5] = phops[p]
+                        log[nlog, 6] = psize[p]
+                        nlog += 1
+                    free[ftop] = p
+                    ftop += 1
             # output arbitration: round robin over the requests for each plane
             for y in range(S):
                 if nreq[y] == 0:
@@ -322,7 +358,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     pos = (bhead[och] + bcnt[och]) % B
                     bpkt[och, pos] = p
                     bflit[och, pos] = f
-                    brdy[och, pos] = t + 1
+                    brdy[och, pos] = t + 1 + link_stages
                     bcnt[och] += 1
                     nocc[nd] += 1
                     credits[och] -= 1

@@ -40,6 +40,8 @@ class Config:
     packet_size: int = 4            # flits per packet (synthetic traffic)
     switching: str = "vct"          # "vct" (virtual cut-through) or "wormhole"
     lanes: int | None = None        # injection lanes per node (None: S)
+    ejection: str = "vc"            # "vc": one flit per input VC per cycle; "port": one flit per node per cycle
+    link_stages: int = 0            # registers on each link's forward path: a hop takes 1 + link_stages cycles
     queue: int = 256                # source-queue capacity in packets per node
     warmup: int = 500
     cycles: int = 2000              # measurement window
@@ -57,6 +59,9 @@ class Config:
         require(self.switching == "wormhole" or self.packet_size <= self.buffer,
                 f"virtual cut-through needs a VC buffer ({self.buffer} flits) that holds a packet "
                 f"({self.packet_size} flits)")
+        require(isinstance(self.link_stages, int) and 0 <= self.link_stages <= 16,
+                f"link stages must be 0..16, got {self.link_stages}")
+        require(self.ejection in ("vc", "port"), f"ejection must be vc or port, got {self.ejection!r}")
         require(self.lanes is None or 1 <= self.lanes <= 64, f"lanes must be 1..64, got {self.lanes}")
         require(1 <= self.queue <= 1 << 16, f"queue must be 1..65536 packets, got {self.queue}")
         require(0 <= self.warmup <= 10**7 and 1 <= self.cycles <= 10**7,
@@ -153,13 +158,13 @@ def loads(spec: str) -> list[float]:
     return out if len(parts) == 1 else out[:n]
 
 
-def zero_load_latency(table, size: int) -> float:
+def zero_load_latency(table, size: int, link_stages: int = 0) -> float:
     """Model latency with no contention, averaged over ordered pairs of distinct nodes:
-    ``hops + size`` cycles (one cycle per hop -- route, allocate and cross the link in the
-    cycle the head arrives -- then one cycle per flit to eject)."""
+    ``hops (1 + link_stages) + size`` cycles (one cycle per hop -- route, allocate and cross the
+    link in the cycle the head arrives -- plus the link registers, then one cycle per flit to eject)."""
     M = table.M
     off = ~np.eye(M, dtype=bool)
-    return float(table.length[off].mean()) + size if M > 1 else float(size)
+    return float(table.length[off].mean()) * (1 + link_stages) + size if M > 1 else float(size)
 
 
 def _percentile(hist: np.ndarray, q: float) -> float:
@@ -203,7 +208,7 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
         cfg.switching == "wormhole", lanes, qcap, traffic.kind, traffic.dest.astype(np.int64), float(load),
         cfg.packet_size, traffic.hot, traffic.hot_frac,
         traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc, ts, td, tsz, warmup, window, max_cycles,
-        cfg.timeout, cfg.seed, cfg.log)
+        cfg.timeout, cfg.seed, cfg.log, cfg.ejection == "port", cfg.link_stages)
     st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = max(st["measured_done"], 1)
     if traffic.kind == kernel.TRACE:
@@ -258,4 +263,4 @@ def sweep(net, traffic: Traffic, load_list, config: Config = Config(), stop_afte
         saturation = lo
         points.sort(key=lambda p: p.load)
     return Sweep(points[0].topology if points else "", traffic.name, points, saturation,
-                 zero_load_latency(table, config.packet_size))
+                 zero_load_latency(table, config.packet_size, config.link_stages))

@@ -1,0 +1,131 @@
+"""The network as IP (issue 24): M routers joined through S planes, with open
+per-node injection and ejection sides.
+
+:class:`NetworkIP` holds one :class:`permnet.hdl.router.Router` per node and
+the planes between them; everything around it (trace generators and checkers
+in :class:`permnet.hdl.network.NetworkRTL`, AXI-Stream endpoints in
+:class:`permnet.hdl.netstream.NetworkStream`) uses its ports.
+
+The planes are one component with the interface of a run-time plane set:
+per plane y and node n, ``fwd_i[y][n]`` (the link word leaving output y of
+node n), ``fwd_o[y][d]`` (the word entering input y of node d),
+``bwd_i[y][d]`` (the credits leaving input y of node d) and ``bwd_o[y][n]``
+(the credits reaching output y of node n). A link word is
+``Cat(valid, vc, flit)`` (:func:`permnet.hdl.router.link_signature`). The
+default, :class:`WirePlanes`, is wires: output y of node n is input y of node
+``planes[y][n]`` (an S-plane optical switch configured with the
+decomposition, Melhem eq. 3). :meth:`NetworkIP.connect_planes` is the one
+place that joins routers to planes.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from permnet.gen.errors import require
+from permnet.hdl.router import Router
+
+__all__ = ["NetworkIP", "WirePlanes", "PLANE_LINKS", "forward_ports"]
+
+PLANE_LINKS = ("fwd_i", "fwd_o", "bwd_i", "bwd_o")
+
+
+def forward_ports(m, outer, inner, members):
+    """Join ports ``members`` (name -> member, as in ``inner``'s signature) of the component
+    ``outer`` (the one elaborating ``m``) to the same ports of its submodule ``inner``."""
+    for name, member in members.items():
+        a, b = getattr(outer, name), getattr(inner, name)
+        if member.is_signature:
+            wiring.connect(m, wiring.flipped(a), b)
+        elif member.flow == wiring.In:
+            m.d.comb += b.eq(a)
+        else:
+            m.d.comb += a.eq(b)
+
+
+class WirePlanes(wiring.Component):
+    """Fixed planes as wires: ``fwd_o[y][planes[y][n]] = fwd_i[y][n]`` and
+    ``bwd_o[y][n] = bwd_i[y][planes[y][n]]`` (no register: zero cycles)."""
+
+    def __init__(self, M: int, S: int, fwd_width: int, bwd_width: int, planes):
+        self.M, self.S, self.planes = M, S, [[int(x) for x in row] for row in planes]
+        for y, row in enumerate(self.planes):
+            require(sorted(row) == list(range(M)), f"plane {y} is not a permutation of the {M} nodes")
+        super().__init__({"fwd_i": In(fwd_width).array(S, M), "fwd_o": Out(fwd_width).array(S, M),
+                          "bwd_i": In(bwd_width).array(S, M), "bwd_o": Out(bwd_width).array(S, M)})
+
+    def elaborate(self, platform):
+        m = Module()
+        for y in range(self.S):
+            for n in range(self.M):
+                d = self.planes[y][n]
+                m.d.comb += [self.fwd_o[y][d].eq(self.fwd_i[y][n]), self.bwd_o[y][n].eq(self.bwd_i[y][d])]
+        return m
+
+
+class NetworkIP(wiring.Component):
+    """M routers (:class:`permnet.hdl.router.Router`, whose docstring states latencies and
+    back-pressure) on the planes and routes of ``routes``
+    (:class:`permnet.hdl.routes.NetworkRoutes`).
+
+    ``plane_set(fwd_width, bwd_width)`` builds the planes component (default
+    :class:`WirePlanes` of ``routes.planes``); a run-time plane set with the same four port
+    arrays drops in there, e.g. ``plane_set=lambda fw, bw: PlaneSet(M, S, fw, bw, "crossbar",
+    planes)``; its other ports (a run-time plane set's ``cfg``) become ports of this component
+    under the same names (``plane_ports``). The route tables stay those of ``routes``.
+
+    Ports, per node n: ``inj[n]`` (the router's ``inj``), ``lane[n][j]`` and ``ej[n]`` (its
+    ``ej``: ``ej[n][k]`` with ``eject="vc"``, one stream with ``eject="port"``). The other
+    arguments are the router's. ``routers[n]`` are the routers (built here, so that their
+    buffers can be reached before elaboration)."""
+
+    def __init__(self, routes, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False, size_bits: int,
+                 tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc", link_stages: int = 0,
+                 plane_set=None):
+        self.routes = routes
+        self.M, self.S = routes.M, routes.S
+        self.routers = [Router(routes, n, vcs=vcs, buffer=buffer, lanes=lanes, wormhole=wormhole,
+                               size_bits=size_bits, tags=tags, data_fields=data_fields, eject=eject,
+                               link_stages=link_stages)
+                        for n in range(self.M)]
+        r0 = self.routers[0]
+        self.V, self.B, self.L, self.K = r0.V, r0.B, r0.L, r0.K
+        self.layout = r0.layout
+        mem = r0.signature.members
+        self.fwd_width = 1 + len(r0.o[0].vc) + self.layout.size
+        self.bwd_width = vcs
+        make = plane_set or (lambda fw, bw: WirePlanes(self.M, self.S, fw, bw, routes.planes))
+        self.planes = make(self.fwd_width, self.bwd_width)
+        self.plane_ports = {name: member for name, member in self.planes.signature.members.items()
+                            if name not in PLANE_LINKS}
+        members = {"inj": mem["inj"].array(self.M), "lane": mem["lane"].array(self.M), "ej": mem["ej"].array(self.M)}
+        require(not set(members) & set(self.plane_ports), f"plane set ports clash with {', '.join(members)}")
+        super().__init__(members | self.plane_ports)
+
+    def connect_planes(self, m, planes):
+        """Join every output (n, y) to its plane and every input (d, y) from it, credits back."""
+        for y in range(self.S):
+            for n, r in enumerate(self.routers):
+                o, i = r.o[y], r.i[y]
+                m.d.comb += [planes.fwd_i[y][n].eq(Cat(o.valid, o.vc, o.flit)),
+                             Cat(i.valid, i.vc, i.flit).eq(planes.fwd_o[y][n]),
+                             planes.bwd_i[y][n].eq(i.credit), o.credit.eq(planes.bwd_o[y][n])]
+
+    def elaborate(self, platform):
+        m = Module()
+        for n, r in enumerate(self.routers):
+            m.submodules[f"router{n}"] = r
+            wiring.connect(m, wiring.flipped(self.inj[n]), r.inj)
+            for j in range(self.L):
+                wiring.connect(m, wiring.flipped(self.lane[n][j]), r.lane[j])
+            if r.eject == "vc":
+                for k in range(self.K):
+                    wiring.connect(m, wiring.flipped(self.ej[n][k]), r.ej[k])
+            else:
+                wiring.connect(m, wiring.flipped(self.ej[n]), r.ej)
+        m.submodules.planes = self.planes
+        self.connect_planes(m, self.planes)
+        forward_ports(m, self, self.planes, self.plane_ports)
+        return m

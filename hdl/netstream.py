@@ -1,0 +1,161 @@
+"""The network with open stream endpoints (issue 24): per node an injection
+and an ejection stream, AXI-Stream names on the Verilog ports.
+
+:class:`NetworkStream` wraps :class:`permnet.hdl.netip.NetworkIP` (routers
+with one injection lane and one ejection port each) with one
+:class:`StreamInjector` per node. A packet is a sequence of W-bit flits (the
+``tdata`` beats) ending with ``tlast``; ``tdest`` of its first beat is the
+destination node. On the way out ``tdest`` is the source node. The ports of
+node d are ``n{d}_in_tvalid n{d}_in_tready n{d}_in_tdata n{d}_in_tlast
+n{d}_in_tdest`` and ``n{d}_out_t...`` the same; ``dest_error`` (sticky) rises
+when a packet named a ``tdest`` that is not a node (that packet is taken and
+dropped). The ports of a run-time plane set other than its links (its
+``cfg``) are ports of the top too (:class:`permnet.hdl.netip.NetworkIP`).
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import data, fifo, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from permnet.gen.errors import require
+from permnet.hdl.netip import NetworkIP, forward_ports
+from permnet.hdl.router import bits
+
+__all__ = ["NetworkStream", "StreamInjector", "AXIS_IN", "AXIS_OUT"]
+
+AXIS_IN = ("tvalid", "tready", "tdata", "tlast", "tdest")
+AXIS_OUT = AXIS_IN
+
+
+def beat_layout(width: int, dest_bits: int) -> data.StructLayout:
+    """One stream beat: ``data`` (W bits), ``last``, ``dest``."""
+    return data.StructLayout({"data": width, "last": 1, "dest": dest_bits})
+
+
+class StreamInjector(wiring.Component):
+    """A node's injection side: a packet stream in, a router descriptor and lane data out.
+
+    ``i`` (``lib.stream`` of :func:`beat_layout`): flits are written into a FIFO of ``depth``
+    flits; the beat with ``last`` (or the ``max_packet``-th beat of a packet, which then ends
+    it) completes the packet, and its descriptor ``(dst, size)`` (``dst`` the ``dest`` of the
+    packet's first beat) enters a descriptor FIFO. A packet taken with its last beat in cycle
+    t is offered to the router in t + 1 (the simulator's trace creates it at t + 1).
+    ``i.ready`` is low while either FIFO is full. ``lane`` (flipped router lane port):
+    ``lane.data`` is the flit at the FIFO head, popped on ``lane.pop``. A packet whose
+    destination is not below ``nodes`` is taken and dropped, and ``dest_error`` rises."""
+
+    def __init__(self, nodes: int, width: int, size_bits: int, max_packet: int, depth: int, lane_signature):
+        require(width >= 1, f"stream endpoints need flit width >= 1, got {width}")
+        require(1 <= max_packet <= depth, f"the injection FIFO ({depth} flits) must hold a packet ({max_packet})")
+        require(max_packet < 1 << size_bits, f"{max_packet}-flit packets need more than {size_bits} size bits")
+        self.nodes, self.W, self.zb, self.P, self.D = nodes, width, size_bits, max_packet, depth
+        self.nb = bits(nodes - 1)
+        super().__init__({"i": In(stream.Signature(beat_layout(width, self.nb))),
+                          "desc": Out(stream.Signature(data.StructLayout({"dst": self.nb, "size": size_bits}))),
+                          "lane": In(lane_signature), "dest_error": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        nb, zb = self.nb, self.zb
+        m.submodules.flits = flits = fifo.SyncFIFO(width=self.W, depth=self.D)
+        m.submodules.descs = descs = fifo.SyncFIFO(width=nb + zb, depth=self.D)
+        first = Signal(init=1)
+        count = Signal(zb)
+        pdst, pbad = Signal(nb), Signal()
+        beat = self.i.payload
+        dst = Mux(first, beat.dest, pdst)
+        bad = Mux(first, beat.dest >= self.nodes, pbad) if self.nodes < 1 << nb else Mux(first, 0, pbad)
+        last = beat.last | (count == self.P - 1)
+        take = Signal()
+        m.d.comb += [self.i.ready.eq(flits.w_rdy & descs.w_rdy), take.eq(self.i.valid & self.i.ready),
+                     flits.w_en.eq(take & ~bad), flits.w_data.eq(beat.data),
+                     descs.w_en.eq(take & last & ~bad), descs.w_data.eq(Cat(dst, (count + 1)[:zb]))]
+        with m.If(take):
+            m.d.sync += [first.eq(last), count.eq(Mux(last, 0, count + 1))]
+            with m.If(first):
+                m.d.sync += [pdst.eq(beat.dest), pbad.eq(bad)]
+            with m.If(bad):
+                m.d.sync += self.dest_error.eq(1)
+        m.d.comb += [self.desc.valid.eq(descs.r_rdy), self.desc.payload.eq(descs.r_data),
+                     descs.r_en.eq(self.desc.valid & self.desc.ready),
+                     self.lane.data.payload.eq(flits.r_data), flits.r_en.eq(self.lane.pop)]
+        return m
+
+
+class NetworkStream(wiring.Component):
+    """The network of ``routes`` (:class:`permnet.hdl.routes.NetworkRoutes`) with an AXI-Stream
+    injection and ejection port per node (module doc). ``flit_width`` W data bits per flit;
+    ``max_packet`` flits per packet at most (longer ones are cut into packets of that size;
+    default ``buffer``; virtual cut-through needs ``max_packet <= buffer``); ``depth`` flits of
+    injection FIFO per node (default ``max_packet``); ``link_stages`` and ``plane_set`` as in
+    :class:`permnet.hdl.netip.NetworkIP`.
+
+    Latency and back-pressure: a packet is offered to its router the cycle after its last
+    beat is taken (store and forward at the injector); from there the routers' timing holds
+    (:class:`permnet.hdl.router.Router`: one cycle per hop, one flit per cycle), with one
+    injection lane and one ejection port per node. ``n{d}_out_tready`` low stalls node d's
+    ejection: the offered flit stays in its VC buffer (so do the flits behind it) and its credit
+    is returned only when it is taken; the ejection port holds one packet from head to tail
+    (``tlast``), so packets never interleave on a stream. ``n{d}_in_tready`` is low while the
+    injection FIFOs are full. With every ``tready`` high the network is cycle-exact with
+    ``permnet.sim.netsim`` under ``Config(lanes=1, ejection="port", link_stages=link_stages)``."""
+
+    # synthesised as the self-test network is (:class:`permnet.hdl.network.NetworkRTL`): one flat
+    # network, without ABC9's sequential mode, routed with nextpnr's router2
+    synth_dff = False
+    synth_router = "router2"
+
+    def __init__(self, routes, *, vcs: int, buffer: int, wormhole: bool = False, flit_width: int = 32,
+                 max_packet: int | None = None, depth: int | None = None, link_stages: int = 0, plane_set=None):
+        P = buffer if max_packet is None else int(max_packet)
+        require(P >= 1, f"max packet must be >= 1 flit, got {P}")
+        require(wormhole or P <= buffer,
+                f"virtual cut-through needs a VC buffer ({buffer} flits) that holds a packet ({P} flits)")
+        D = depth or 1 << (P - 1).bit_length()
+        require(flit_width >= 1, f"stream endpoints need --flit-width >= 1, got {flit_width}")
+        self.routes, self.M, self.S = routes, routes.M, routes.S
+        self.W, self.P, self.D = int(flit_width), P, D
+        self.nb = bits(self.M - 1)
+        self.zb = bits(max(P, buffer))
+        self.ip = NetworkIP(routes, vcs=vcs, buffer=buffer, lanes=1, wormhole=wormhole, size_bits=self.zb,
+                            data_fields={"payload": self.W}, eject="port", link_stages=link_stages,
+                            plane_set=plane_set)
+        self.V, self.B, self.K = self.ip.V, self.ip.B, self.ip.K
+        members = {}
+        for d in range(self.M):
+            members |= {f"n{d}_in_tvalid": In(1), f"n{d}_in_tready": Out(1), f"n{d}_in_tdata": In(self.W),
+                        f"n{d}_in_tlast": In(1), f"n{d}_in_tdest": In(self.nb),
+                        f"n{d}_out_tvalid": Out(1), f"n{d}_out_tready": In(1), f"n{d}_out_tdata": Out(self.W),
+                        f"n{d}_out_tlast": Out(1), f"n{d}_out_tdest": Out(self.nb)}
+        members["dest_error"] = Out(1)
+        require(not set(members) & set(self.ip.plane_ports), "plane set ports clash with the stream ports")
+        super().__init__(members | self.ip.plane_ports)
+
+    def port(self, d: int, side: str, name: str):
+        """The signal ``n{d}_{side}_{name}`` (side ``in`` or ``out``, name ``tvalid`` ...)."""
+        return getattr(self, f"n{d}_{side}_{name}")
+
+    def elaborate(self, platform):
+        m = Module()
+        ip = m.submodules.ip = self.ip
+        lane_sig = ip.routers[0].signature.members["lane"].signature
+        errors = []
+        for d in range(self.M):
+            nic = m.submodules[f"inject{d}"] = StreamInjector(self.M, self.W, self.zb, self.P, self.D, lane_sig)
+            m.d.comb += [nic.i.valid.eq(self.port(d, "in", "tvalid")), self.port(d, "in", "tready").eq(nic.i.ready),
+                         nic.i.payload.data.eq(self.port(d, "in", "tdata")),
+                         nic.i.payload.last.eq(self.port(d, "in", "tlast")),
+                         nic.i.payload.dest.eq(self.port(d, "in", "tdest"))]
+            wiring.connect(m, nic.desc, ip.inj[d])
+            wiring.connect(m, ip.lane[d][0], nic.lane)
+            ej = ip.ej[d]
+            m.d.comb += [self.port(d, "out", "tvalid").eq(ej.valid), ej.ready.eq(self.port(d, "out", "tready")),
+                         self.port(d, "out", "tdata").eq(ej.payload.payload),
+                         self.port(d, "out", "tlast").eq(ej.payload.idx == ej.payload.size - 1),
+                         self.port(d, "out", "tdest").eq(ej.payload.src)]
+            errors.append(nic.dest_error)
+        m.d.comb += self.dest_error.eq(Cat(*errors).any())
+        forward_ports(m, self, ip, self.ip.plane_ports)
+        return m

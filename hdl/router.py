@@ -1,0 +1,385 @@
+"""One router of a plane network (issue 24): the node model of ``permnet.sim.netsim``.
+
+:class:`Router` is one node n of a network of M nodes joined through S
+switching planes. Every network top (:class:`permnet.hdl.netip.NetworkIP`
+and the tops that wrap it) is built from it; it is cycle-exact with the
+router of the cycle-level simulator (:mod:`permnet.sim.netsim`, whose
+docstring states the model).
+
+A flit carries ``src, dst, hop, size, idx`` (:func:`flit_layout`) plus the
+caller's fields: ``tags`` (per packet, taken from the injection descriptor,
+e.g. the self-test's serial number) and ``data`` (per flit, fetched through
+the lane port, e.g. the payload).
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from permnet.gen.errors import require
+from permnet.hdl.nexthop import LdiNextHop
+
+__all__ = ["Router", "EJECT_MODES", "bits", "flit_layout", "link_signature"]
+
+EJECT_MODES = ("vc", "port")
+
+
+def bits(n: int) -> int:
+    """Bits of an unsigned value up to ``n`` (at least 1)."""
+    return max(1, int(n).bit_length())
+
+
+def flit_layout(node_bits: int, hop_bits: int, size_bits: int, extra: dict | None = None) -> data.StructLayout:
+    """``src, dst`` (node numbers), ``hop`` (hops taken), ``size`` (flits of the packet),
+    ``idx`` (this flit's index; the head is 0, the tail ``size - 1``), then ``extra``."""
+    return data.StructLayout({"src": node_bits, "dst": node_bits, "hop": hop_bits, "size": size_bits,
+                              "idx": size_bits, **(extra or {})})
+
+
+def link_signature(layout, vcs: int) -> wiring.Signature:
+    """One link through a plane, seen from the sending output port: ``valid`` and ``vc`` (the
+    flit goes into that VC's buffer at the end of the cycle), ``flit``; ``credit[v]`` (in) is
+    high in the cycle the receiving buffer pops a flit of VC v."""
+    return wiring.Signature({"valid": Out(1), "vc": Out(bits(vcs - 1)), "flit": Out(layout), "credit": In(vcs)})
+
+
+def _lane_signature(zb: int, tags: dict, data_fields: dict) -> wiring.Signature:
+    members = {"idx": Out(zb), "pop": Out(1)}
+    if tags:
+        members["tags"] = Out(data.StructLayout(tags))
+    if data_fields:
+        members["data"] = In(data.StructLayout(data_fields))
+    return wiring.Signature(members)
+
+
+class Router(wiring.Component):
+    """Node ``node`` of the network that ``routes`` (:class:`permnet.hdl.routes.NetworkRoutes`)
+    describes: S input ports with ``vcs`` VC buffers of ``buffer`` flits each (a power of two),
+    S output ports, ``lanes`` injection lanes, one ejection side.
+
+    Ports
+    -----
+    ``i[y]`` (in) / ``o[y]`` (out), y < S: :func:`link_signature`; the planes join ``o[y]`` of
+    node n to ``i[y]`` of node ``planes[y][n]``, the credit wire included.
+    ``inj`` (in, ``lib.stream`` of ``dst, size`` and the tags): a packet descriptor; taken
+    (``valid & ready``) into the lowest free lane, ``ready`` = a lane is free.
+    ``lane[j]`` (out): the flit that lane j shows (``idx``, ``tags``); the caller returns that
+    flit's ``data`` in the same cycle; ``pop`` is high when the flit leaves the lane.
+    ``ej``: with ``eject="vc"`` one ``(valid, flit)`` per candidate k (input VC ``k = y V + v``,
+    then the lanes): every candidate whose packet has arrived ejects one flit per cycle, never
+    blocked (the simulator's default). With ``eject="port"`` one ``lib.stream`` of flits: an
+    ejection arbiter (round robin, the request after the last granted one) picks one arrived
+    packet and holds it from the cycle its head is first offered until its tail is taken.
+
+    Hop k of a packet travels on VC ``min(k, V - 1)`` (hop-indexed VCs, Melhem Section 6; with V
+    at least the longest route the channel dependency graph is acyclic). Round-robin arbiters
+    grant the request after the last granted one (candidates: input VC ``k = y V + v``, then
+    the lanes).
+
+    Timing (each stage's latency)
+    -----------------------------
+    * Route computation, VC and switch allocation and link traversal happen in one cycle: a
+      flit at the head of an input buffer (or a lane) in cycle t is routed (the next-hop unit
+      or the route table, combinational), wins its output's round-robin arbiter and is written
+      into the downstream buffer at the end of cycle t; it can leave that node in t + 1.
+    * ``link_stages`` L > 0 puts L registers on each output's forward path (valid, VC, flit;
+      not on the credits): the flit is written at the end of t + L and can leave in
+      t + 1 + L. The simulator's ``Config(link_stages=L)`` is the same model.
+    * Injection: a descriptor taken in cycle t is in a lane in t and its head may leave in t.
+    * Ejection: a flit ejected in cycle t (``valid``, and ``ready`` with ``eject="port"``) is
+      out of the buffer at the end of t.
+    * Credits: a buffer pop in cycle t raises ``credit`` in t; the upstream counter has it
+      back from t + 1 (the simulator's "credit visible the cycle after the pop").
+
+    Back-pressure
+    -------------
+    An output VC is owned from head to tail; a head needs the whole packet's credits
+    (virtual cut-through) or one (``wormhole``), every other flit one. Flits wait in their
+    buffers; nothing is dropped. With ``eject="port"``, ``ej.ready`` low stalls the offered
+    flit in its VC buffer and no credit goes back until it is popped. Holding one packet from
+    head to tail cannot deadlock: the flits still to come are, on every node they occupy, at
+    the head of their buffers behind that packet's own flits, and each hop's output VC is
+    owned by that packet, so they advance whenever the ejection stream takes flits.
+
+    After construction ``buffers[y, v]`` holds the signals of input buffer (y, v) (``ent``: the
+    entries as dicts of field signals, ``head``, ``count``), for fault injection in tests."""
+
+    def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
+                 size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
+                 link_stages: int = 0):
+        require(isinstance(link_stages, int) and 0 <= link_stages <= 16,
+                f"link stages must be 0..16, got {link_stages}")
+        require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
+        require(vcs >= 1, "vcs must be >= 1")
+        require(lanes >= 1, "lanes must be >= 1")
+        require(eject in EJECT_MODES, f"unknown ejection {eject!r} (one of {', '.join(EJECT_MODES)})")
+        self.routes, self.node = routes, int(node)
+        self.S, self.M, self.H = routes.S, routes.M, routes.H
+        self.V, self.B, self.L = vcs, buffer, lanes
+        self.K = self.S * vcs + lanes
+        self.wormhole, self.eject, self.link_stages = wormhole, eject, link_stages
+        self.nb, self.hb, self.zb = bits(self.M - 1), bits(self.H), size_bits
+        self.tags, self.data_fields = dict(tags or {}), dict(data_fields or {})
+        self.widths = {"src": self.nb, "dst": self.nb, "hop": self.hb, "size": self.zb, "idx": self.zb,
+                       **self.tags, **self.data_fields}
+        self.fields = tuple(self.widths)
+        self.layout = flit_layout(self.nb, self.hb, self.zb, {**self.tags, **self.data_fields})
+        link = link_signature(self.layout, vcs)
+        desc = data.StructLayout({"dst": self.nb, "size": self.zb, **self.tags})
+        if eject == "vc":
+            ej = Out(wiring.Signature({"valid": Out(1), "flit": Out(self.layout)})).array(self.K)
+        else:
+            ej = Out(stream.Signature(self.layout))
+        super().__init__({"i": In(link).array(self.S), "o": Out(link).array(self.S),
+                          "inj": In(stream.Signature(desc)),
+                          "lane": Out(_lane_signature(self.zb, self.tags, self.data_fields)).array(lanes),
+                          "ej": ej})
+        n, B = self.node, buffer
+        self.buffers = {
+            (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}") for i in range(B)],
+                     "head": Signal(bits(B - 1), name=f"fh{n}_{y}_{v}"),
+                     "count": Signal(bits(B), name=f"fc{n}_{y}_{v}"),
+                     "al": Signal(name=f"al{n}_{y}_{v}"), "out": Signal(bits(self.S), name=f"ao{n}_{y}_{v}"),
+                     "ovc": Signal(bits(vcs - 1), name=f"av{n}_{y}_{v}"),
+                     "pop": Signal(name=f"pop{n}_{y}_{v}"), "push": Signal(name=f"push{n}_{y}_{v}")}
+            for y in range(self.S) for v in range(vcs)}
+
+    def _flit(self, name):
+        return {f: Signal(w, name=f"{name}_{f}") for f, w in self.widths.items()}
+
+    def _route(self, m):
+        """The routing decision of a head: a function of the candidate's fields returning
+        ``(arrived, plane)`` values, built once per candidate."""
+        routes, n, S, M, H = self.routes, self.node, self.S, self.M, self.H
+        pb = bits(S - 1)
+        if routes.router == "nexthop":
+            lp = routes.link_plane[n]
+
+            def decide(c, k):
+                unit = m.submodules[f"nh{k}"] = LdiNextHop(M, S, pipeline=0, shortcut=True)
+                m.d.comb += [unit.i_valid.eq(c["has"]), unit.i_node.eq(n), unit.i_dest.eq(c["dst"]),
+                             unit.i_hop.eq(c["hop"])]
+                plane = unit.o_link if lp == list(range(S)) else Array(Const(y, pb) for y in lp)[unit.o_link]
+                return routes.arrives(n, c["dst"], c["hop"]), plane
+            return decide
+        keyed = routes.route_keys(n)
+        if keyed is not None:
+            # the node's route table, indexed by the concatenated key fields (first field most significant)
+            route_fields, tab = keyed
+            widths = [{"hop": self.hb, "dst": self.nb}[f] for f in route_fields]
+            keys = [()]
+            for w in widths:
+                keys = [key + (x,) for key in keys for x in range(1 << w)]
+            route = Array(Const(a | (p << 1), 1 + pb) for a, p in (tab.get(key, (0, 0)) for key in keys))
+
+            def decide(c, k):
+                entry = Signal(1 + pb, name=f"rt{n}_{k}")
+                m.d.comb += entry.eq(route[Cat(*(c[f] for f in reversed(route_fields)))])
+                return entry[0], entry[1:]
+            return decide
+        rlen = Array(Const(routes.length[s][d], self.hb) for s in range(M) for d in range(M))
+        rhop = Array(Const(max(routes.hops[s][d][k], 0) if k < len(routes.hops[s][d]) else 0, pb)
+                     for s in range(M) for d in range(M) for k in range(H))
+
+        def decide(c, k):
+            pair = c["src"] * M + c["dst"]
+            return rlen[pair] == c["hop"], rhop[pair * H + c["hop"]]
+        return decide
+
+    @staticmethod
+    def _round_robin(m, name, requests, rr):
+        """The grant of a round-robin arbiter: the lowest request above ``rr``, else the lowest
+        one. Returns ``(any, index)``."""
+        K = len(requests)
+        kb = bits(K - 1)
+        lo, hi = Signal(kb, name=f"{name}_lo"), Signal(kb, name=f"{name}_hi")
+        anyhi, gv, gk = Signal(name=f"{name}_anyhi"), Signal(name=f"{name}_gv"), Signal(kb, name=f"{name}_gk")
+        lo_e, hi_e = Const(0, kb), Const(0, kb)
+        for k in reversed(range(K)):
+            lo_e = Mux(requests[k], k, lo_e)
+            hi_e = Mux(requests[k] & (k > rr), k, hi_e)
+        m.d.comb += [lo.eq(lo_e), hi.eq(hi_e), anyhi.eq(Cat(*[requests[k] & (k > rr) for k in range(K)]).any()),
+                     gv.eq(Cat(*requests).any()), gk.eq(Mux(anyhi, hi, lo))]
+        return gv, gk
+
+    def elaborate(self, platform):
+        m = Module()
+        n, S, V, B, L, K = self.node, self.S, self.V, self.B, self.L, self.K
+        FIELDS, vb = self.fields, bits(self.V - 1)
+        fifo = self.buffers
+        owner = {(y, v): Signal(name=f"own{n}_{y}_{v}") for y in range(S) for v in range(V)}
+        credit = {(y, v): Signal(bits(B), init=B, name=f"cr{n}_{y}_{v}") for y in range(S) for v in range(V)}
+        decide = self._route(m)
+        # lanes (registered) and their effective state after the NIC move of this cycle
+        lane_fields = {"dst": self.nb, "size": self.zb, **self.tags, "idx": self.zb}
+        lane = [{"v": Signal(name=f"lv{n}_{j}"), **{f: Signal(w, name=f"l{f}{n}_{j}") for f, w in lane_fields.items()},
+                 "al": Signal(name=f"la{n}_{j}"), "out": Signal(bits(S), name=f"lo{n}_{j}"),
+                 "ovc": Signal(vb, name=f"lc{n}_{j}")} for j in range(L)]
+        movej = [Signal(name=f"mv{n}_{j}") for j in range(L)]
+        front = self.inj.valid
+        taken = Const(0, 1)
+        for j in range(L):
+            m.d.comb += movej[j].eq(front & ~lane[j]["v"] & ~taken)
+            taken = taken | ~lane[j]["v"]
+        m.d.comb += self.inj.ready.eq(taken)
+        desc = self.inj.payload
+        eff = []
+        for j in range(L):
+            e = {f: Signal.like(s, name=f"e{f}{n}_{j}") for f, s in lane[j].items()}
+            with m.If(movej[j]):
+                m.d.comb += [e["v"].eq(1), e["dst"].eq(desc.dst), e["size"].eq(desc.size), e["idx"].eq(0),
+                             e["al"].eq(0), e["out"].eq(0), e["ovc"].eq(0)]
+                m.d.comb += [e[f].eq(desc[f]) for f in self.tags]
+            with m.Else():
+                m.d.comb += [e[f].eq(lane[j][f]) for f in e]
+            m.d.comb += self.lane[j].idx.eq(e["idx"])
+            m.d.comb += [self.lane[j].tags[f].eq(e[f]) for f in self.tags]
+            eff.append(e)
+        # candidates: network VCs (y-major, v-minor), then lanes
+        cand = []
+        for k in range(K):
+            c = {f: Signal(w, name=f"c{n}_{k}_{f}") for f, w in self.widths.items()}
+            c.update(has=Signal(name=f"has{n}_{k}"), al=Signal(name=f"cal{n}_{k}"),
+                     out=Signal(bits(S), name=f"cout{n}_{k}"), ovc=Signal(vb, name=f"covc{n}_{k}"))
+            if k < S * V:
+                y, v = divmod(k, V)
+                q = fifo[y, v]
+                m.d.comb += [c["has"].eq(q["count"] != 0), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
+                             c["ovc"].eq(q["ovc"])]
+                for f in FIELDS:
+                    m.d.comb += c[f].eq(Array(ent[f] for ent in q["ent"])[q["head"]])
+            else:
+                e = eff[k - S * V]
+                m.d.comb += [c["has"].eq(e["v"]), c["al"].eq(e["al"]), c["out"].eq(e["out"]),
+                             c["ovc"].eq(e["ovc"]), c["src"].eq(n), c["dst"].eq(e["dst"]), c["hop"].eq(0),
+                             c["size"].eq(e["size"]), c["idx"].eq(e["idx"])]
+                m.d.comb += [c[f].eq(e[f]) for f in self.tags]
+                m.d.comb += [c[f].eq(self.lane[k - S * V].data[f]) for f in self.data_fields]
+            arrived = Signal(name=f"arr{n}_{k}")
+            nexthop = Signal(bits(S - 1), name=f"nh{n}_{k}")
+            a, p = decide(c, k)
+            m.d.comb += [arrived.eq(a), nexthop.eq(p)]
+            c["eject"] = Signal(name=f"ej{n}_{k}")
+            c["new"] = Signal(name=f"new{n}_{k}")
+            c["req"] = Signal(name=f"req{n}_{k}")
+            c["wout"] = Signal(bits(S), name=f"wo{n}_{k}")
+            c["wovc"] = Signal(vb, name=f"wv{n}_{k}")
+            c["tail"] = Signal(name=f"tl{n}_{k}")
+            m.d.comb += [
+                c["tail"].eq(c["idx"] == c["size"] - 1),
+                c["eject"].eq(c["has"] & ((~c["al"] & arrived) | (c["al"] & (c["out"] == S)))),
+                c["new"].eq(c["has"] & ~c["al"] & ~arrived),
+                c["req"].eq(c["new"] | (c["has"] & c["al"] & (c["out"] != S))),
+                c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
+                c["wovc"].eq(Mux(c["al"], c["ovc"], Mux(c["hop"] >= V - 1, V - 1, c["hop"]))),
+            ]
+            cand.append(c)
+        ejected = self._eject(m, cand)
+        # output arbitration, one round-robin arbiter per plane
+        sent_terms = [[] for _ in range(K)]
+        for y in range(S):
+            rr = Signal(bits(K - 1), init=K - 1, name=f"rr{n}_{y}")
+            elig = []
+            for k, c in enumerate(cand):
+                own = Array(owner[y, v] for v in range(V))[c["wovc"]]
+                cr = Array(credit[y, v] for v in range(V))[c["wovc"]]
+                need = 1 if self.wormhole else c["size"]
+                ok = Signal(name=f"el{n}_{y}_{k}")
+                m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & Mux(c["new"], ~own & (cr >= need), cr >= 1))
+                elig.append(ok)
+            gv, gk = self._round_robin(m, f"a{n}_{y}", elig, rr)
+            gsel = [Signal(name=f"g{n}_{y}_{k}") for k in range(K)]
+            for k in range(K):
+                m.d.comb += gsel[k].eq(gv & (gk == k))
+                sent_terms[k].append(gsel[k])
+            # the flit that crosses plane y, through link_stages registers
+            port = self.o[y]
+            fl = {f: Signal(w, name=f"x{n}_{y}_{f}") for f, w in self.widths.items()}
+            xovc = Signal(vb, name=f"xv{n}_{y}")
+            for k in range(K):
+                with m.If(gsel[k]):
+                    m.d.comb += [fl[f].eq(cand[k][f]) for f in FIELDS if f != "hop"]
+                    m.d.comb += [fl["hop"].eq(Mux(cand[k]["idx"] == 0, cand[k]["hop"] + 1, cand[k]["hop"])),
+                                 xovc.eq(cand[k]["wovc"])]
+            word = Cat(gv, xovc, *(fl[f] for f in FIELDS))
+            for st in range(self.link_stages):
+                reg = Signal(len(word), name=f"link{n}_{y}_{st}")
+                m.d.sync += reg.eq(word)
+                word = reg
+            m.d.comb += Cat(port.valid, port.vc, *(port.flit[f] for f in FIELDS)).eq(word)
+            for v in range(V):
+                send = gv & (xovc == v)
+                # credits: spent on a send, returned the cycle after the downstream pop
+                m.d.sync += credit[y, v].eq(credit[y, v] - send + port.credit[v])
+                with m.If(send):
+                    with m.If(fl["idx"] == fl["size"] - 1):
+                        m.d.sync += owner[y, v].eq(0)
+                    with m.Elif(fl["idx"] == 0):
+                        m.d.sync += owner[y, v].eq(1)
+            with m.If(gv):
+                m.d.sync += rr.eq(gk)
+        # state updates of the candidates
+        for k, c in enumerate(cand):
+            sent = Signal(name=f"sent{n}_{k}")
+            m.d.comb += sent.eq(Cat(*sent_terms[k]).any())
+            pop = ejected[k] | sent
+            if k < S * V:
+                y, v = divmod(k, V)
+                q = fifo[y, v]
+                m.d.comb += [q["pop"].eq(pop), self.i[y].credit[v].eq(q["pop"])]
+                with m.If(ejected[k]):
+                    m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(S)]
+                with m.Elif(sent):
+                    m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(c["wout"]), q["ovc"].eq(c["wovc"])]
+            else:
+                j = k - S * V
+                e, r = eff[j], lane[j]
+                m.d.comb += self.lane[j].pop.eq(pop)
+                m.d.sync += [r[f].eq(e[f]) for f in ("dst", "size", *self.tags, "al", "out", "ovc")]
+                m.d.sync += [r["v"].eq(e["v"] & ~(pop & c["tail"])), r["idx"].eq(e["idx"] + pop)]
+                with m.If(ejected[k]):
+                    m.d.sync += [r["al"].eq(1), r["out"].eq(S)]
+                with m.Elif(sent):
+                    m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
+        # input buffers: pointer and entry updates (pushes come from the upstream arbiters)
+        for (y, v), q in fifo.items():
+            port = self.i[y]
+            m.d.comb += q["push"].eq(port.valid & (port.vc == v))
+            m.d.sync += [q["head"].eq(q["head"] + q["pop"]), q["count"].eq(q["count"] + q["push"] - q["pop"])]
+            tail_at = (q["head"] + q["count"])[: bits(B - 1)]
+            for i, ent in enumerate(q["ent"]):
+                with m.If(q["push"] & (tail_at == i)):
+                    m.d.sync += [ent[f].eq(port.flit[f]) for f in FIELDS]
+        return m
+
+    def _eject(self, m, cand):
+        """The ejection side; returns, per candidate, the signal that its flit is ejected now."""
+        n, K, FIELDS = self.node, self.K, self.fields
+        if self.eject == "vc":
+            for k, c in enumerate(cand):
+                m.d.comb += [self.ej[k].valid.eq(c["eject"])] + [self.ej[k].flit[f].eq(c[f]) for f in FIELDS]
+            return [c["eject"] for c in cand]
+        # one ejection port: a round-robin arbiter that holds a packet from its head to its tail
+        kb = bits(K - 1)
+        rr = Signal(kb, init=K - 1, name=f"err{n}")
+        hold, held = Signal(name=f"ehold{n}"), Signal(kb, name=f"eheld{n}")
+        req = [c["eject"] for c in cand]
+        fv, fk = self._round_robin(m, f"e{n}", req, rr)
+        gv, gk = Signal(name=f"egv{n}"), Signal(kb, name=f"egk{n}")
+        m.d.comb += [gv.eq(Mux(hold, Array(req)[held], fv)), gk.eq(Mux(hold, held, fk))]
+        out = self.ej
+        tail = Signal(name=f"etail{n}")
+        go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
+        for k, c in enumerate(cand):
+            with m.If(gk == k):
+                m.d.comb += [out.payload[f].eq(c[f]) for f in FIELDS]
+                m.d.comb += tail.eq(c["tail"])
+            m.d.comb += go[k].eq(gv & (gk == k) & out.ready)
+        m.d.comb += out.valid.eq(gv)
+        with m.If(gv & out.ready):
+            m.d.sync += rr.eq(gk)
+        with m.If(gv):
+            m.d.sync += [hold.eq(~(out.ready & tail)), held.eq(gk)]
+        return go
