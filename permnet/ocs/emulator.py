@@ -65,6 +65,9 @@ class Emulator:
     def __init__(self, protocol: str, core: SwitchCore, host: str = "127.0.0.1", port: int = 0, **opts):
         self.protocol, self.core, self.host, self.requested_port = protocol, core, host, port
         self.serve = frontend(protocol)
+        if protocol == "netconf" and opts.get("host_key") is None:
+            from permnet.ocs.netconf import load_host_key
+            opts["host_key"] = load_host_key(None)       # one key for the emulator's life (restarts keep it)
         self.opts = opts
         self.loop: asyncio.AbstractEventLoop | None = None
         self.thread: threading.Thread | None = None
