@@ -139,7 +139,7 @@ class Emulator:
 
 def serve_until(protocol: str, ports: int, listen: str, *, state=None, delay_ms: float = 0.0,
                 settle_ms: float = 0.0, fault: str | None = None, seconds: float = 3600.0, credentials=None,
-                ready=None) -> None:
+                ready=None, host_key=None, known_hosts=None) -> None:
     """Run one emulator until ``seconds`` have passed or the process is
     interrupted (``permnet ocs emulate``); ``ready(emulator)`` is called once it listens."""
     import time
@@ -149,6 +149,10 @@ def serve_until(protocol: str, ports: int, listen: str, *, state=None, delay_ms:
     opts = {"delay_ms": delay_ms}
     if protocol != "scpi" or credentials is not None:
         opts["credentials"] = credentials
+    if protocol == "netconf":
+        opts.update(host_key=host_key, known_hosts=known_hosts)
+    else:
+        require(host_key is None and known_hosts is None, "--host-key and --known-hosts are for --protocol netconf")
     with Emulator(protocol, core, host, port, **opts) as emu:
         if ready is not None:
             ready(emu)
