@@ -286,7 +286,7 @@ class _NetconfServer:
     @staticmethod
     def client_capabilities(msg: bytes) -> set[str] | None:
         try:
-            root = ET.fromstring(msg)
+            root = ET.fromstring(msg.lstrip())
         except ET.ParseError:
             return None
         if root.tag != _q(NC, "hello"):
@@ -297,7 +297,7 @@ class _NetconfServer:
     # --- RPCs
     async def dispatch(self, msg: bytes, sid: int = 0) -> tuple[str, str]:
         try:
-            rpc = ET.fromstring(msg)
+            rpc = ET.fromstring(msg.lstrip())
         except ET.ParseError:
             return "", self.reply({}, RpcError("malformed-message", "not well-formed XML", "rpc").xml())
         attrs = {k: v for k, v in rpc.attrib.items() if not k.startswith("{")}
