@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from permnet.ocs.driver import Driver, register
+from permnet.ocs.driver import DeviceError, Driver, register
 from permnet.ocs.frontend import ServerHandle, plane_from_labels
 from permnet.ocs.switchcore import SwitchCore, SwitchRefused
 
@@ -414,6 +414,21 @@ class ScpiDriver(Driver):
             row = self.read()
             self._unsettled = {i: e for i, e in self._unsettled.items() if row[i] != e}
         return sorted(self._unsettled)
+
+    def wait_settled(self, seconds: float, poll: float = 0.05) -> None:
+        """As :meth:`Driver.wait_settled`; on expiry the cross-connects of this
+        session that never showed up are taken down before the error is
+        raised: a read-back (the roll-back's) cannot see them, so left alone
+        they would appear later, after the transaction reported its verdict."""
+        try:
+            super().wait_settled(seconds, poll)
+        except DeviceError:
+            try:
+                if self.sock is not None and self._unsettled:
+                    self.disconnect(sorted(self._unsettled))
+            except DeviceError:
+                pass
+            raise
 
     def connect(self, pairs) -> None:
         n = self.size()
