@@ -155,7 +155,7 @@ class Driver(ABC):
             if not left:
                 return
             if time.monotonic() >= deadline:
-                raise self.fail(f"{len(left)} cross-connect(s) still settling after {seconds:g} s "
+                raise self.fail(f"{len(left)} cross-connect(s) still settling after {seconds:.1f} s "
                                 f"(first ingress {left[0]}); raise --settle-s")
             time.sleep(min(poll, max(0.0, deadline - time.monotonic())))
 
