@@ -68,6 +68,7 @@ CANDIDATE = "urn:ietf:params:netconf:capability:candidate:1.0"
 CONFIRMED = "urn:ietf:params:netconf:capability:confirmed-commit:1.1"
 DEFAULT_CONFIRM_TIMEOUT = 600            # seconds, RFC 6241 section 8.4.5.1
 FAILED_LOGIN_DELAY_S = 0.2
+NCCLIENT_TICK_S = 0.01
 EOM = b"]]>]]>"
 MAX_MESSAGE = 16 << 20
 OPERATION = f"{{{NC}}}operation"
@@ -684,6 +685,16 @@ def _quiet_library_loggers() -> None:
             lg.addHandler(logging.NullHandler())
 
 
+def _fast_ncclient_sends() -> None:
+    """ncclient's session thread sends a queued request only between two
+    ``select`` calls of ``TICK`` = 0.1 s on the socket, so every RPC waits
+    up to 0.1 s before it leaves (measured: 100 ms per get-config against
+    the emulator, 10 ms with this).  A tick of 10 ms costs 100 idle wake-ups a
+    second per open session."""
+    import ncclient.transport.session as ncsession
+    ncsession.TICK = min(getattr(ncsession, "TICK", 0.1), NCCLIENT_TICK_S)
+
+
 @register
 class NetconfDriver(Driver):
     """NETCONF session (``ncclient``) to a switch with the Polatis
@@ -756,6 +767,7 @@ class NetconfDriver(Driver):
         from ncclient import manager
         from ncclient.transport.errors import AuthenticationError, SSHError, SSHUnknownHostError
         _quiet_library_loggers()
+        _fast_ncclient_sends()
         creds = self.credentials or Credentials.load()
         if creds is None:
             raise self.fail("no credentials (set PERMNET_OCS_USER and PERMNET_OCS_PASSWORD)")
