@@ -62,6 +62,9 @@ def render_report(rep, as_json) -> None:
     else:
         for line in rep.lines():
             click.echo(line)
+    for d in rep.devices:                 # the report is on stdout; what went wrong also on stderr
+        if d.error:
+            click.echo(f"permnet: error: {d.error}", err=True)
     if rep.unreachable:
         sys.exit(EXIT_BAD_INPUT)          # a device could not be read: nothing was changed
     if not rep.verified and not rep.dry_run:

@@ -112,3 +112,15 @@ def test_a_state_file_that_is_not_a_permutation_is_refused(tmp_path, row, match)
         return                                    # one command-line run is enough
     p = run("ocs", "emulate", "--ports", 4, "--state", state, "--seconds", 1, check=False)
     assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1 and "emulator state" in p.stderr
+
+
+# ------------------------------------------------------------------ errors on stderr (issue 27)
+def test_device_errors_of_apply_go_to_stderr(tmp_path):
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.close()                              # nothing listens there now
+    ocsconfig.write(OcsConfig(np.array([[1, 2, 3, 0]], np.int64), {}), tmp_path / "p.json")
+    p = run("ocs", "apply", "--config", tmp_path / "p.json", "--protocol", "scpi", "--device",
+            f"sw=127.0.0.1:{port}", "--device-ports", 4, check=False)
+    assert p.returncode == 2 and "UNREACHABLE" in p.stdout
+    assert p.stderr.startswith("permnet: error: sw (scpi): cannot connect") and p.stderr.count("\n") == 1
