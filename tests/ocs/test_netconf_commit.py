@@ -233,3 +233,24 @@ def test_failed_logins_lock_the_peer_out():
         time.sleep(1.1)
         with NetconfDriver(emu.address, credentials=CREDS, timeout=3) as d:
             assert d.size() == 8
+
+
+def test_persistent_confirmed_commit_outlives_its_session_and_needs_the_token():
+    from ncclient.operations.rpc import RPCError
+    with emulator() as emu:
+        cfg = (f'<nc:config xmlns:nc="{NC}"><cross-connects xmlns="http://www.polatis.com/yang/optical-switch">'
+               '<pair><ingress>3</ingress><egress>14</egress></pair></cross-connects></nc:config>')
+        a = ncclient(emu)
+        a.edit_config(target="candidate", config=cfg)
+        a.commit(confirmed=True, timeout="60", persist="tok-1")
+        a.close_session()                          # with persist, the end of the session reverts nothing
+        assert emu.core.snapshot()[2] == 5
+        b = ncclient(emu)
+        with pytest.raises(RPCError) as ei:
+            b.commit()                             # a confirming commit without the token is refused
+        assert ei.value.tag == "invalid-value"
+        with pytest.raises(RPCError):
+            b.cancel_commit(persist_id="wrong")
+        b.commit(persist_id="tok-1")               # confirmed from another session
+        b.close_session()
+        assert emu.core.snapshot()[2] == 5 and (emu.core.snapshot()[:2] == plane(OLD)[:2]).all()
