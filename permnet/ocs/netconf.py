@@ -17,17 +17,28 @@ carries ``<status>established|tuning</status>`` (``tuning`` while settling).
 with the Polatis numbering (ingress ``1..N``, egress ``N+1..2N``).
 
 Server: the ``netconf`` SSH subsystem, password authentication against one
-account, a host key generated in memory per run; ``hello`` advertises
-``base:1.0``, ``base:1.1`` and ``:writable-running``; after the hello
-exchange the session uses chunked framing (RFC 6242 section 4.2) when both
-sides advertise ``base:1.1``, else the ``]]>]]>`` end-of-message framing.
-Operations: ``get-config`` (running), ``get``, ``edit-config`` (running;
-``default-operation`` merge/replace/none; ``operation`` merge, replace,
-create, delete, remove on ``cross-connects`` or a ``pair``), ``lock``,
-``unlock``, ``close-session``.  Errors are ``rpc-error`` replies with the
-RFC 6241 appendix A tags (``invalid-value``, ``data-exists``,
-``data-missing``, ``operation-failed``, ``operation-not-supported``, ...).
-An ``edit-config`` is all or nothing.
+account (after ``max_failures`` failed logins in a row a peer is locked out
+for ``lockout_s`` seconds, every failure answered 0.2 s late), a host key
+generated per run or kept in a file (``host_key``), optionally added to a
+known_hosts file (``known_hosts``); ``hello`` advertises ``base:1.0``,
+``base:1.1``, ``:writable-running``, ``:candidate`` and
+``:confirmed-commit:1.1``; after the hello exchange the session uses chunked
+framing (RFC 6242 section 4.2) when both sides advertise ``base:1.1``, else
+the ``]]>]]>`` end-of-message framing; white space before a message is
+ignored (scrapli-netconf starts its hello with a newline).
+Operations: ``get-config`` (running, candidate), ``get``, ``edit-config``
+(running or candidate; ``default-operation`` merge/replace/none;
+``operation`` merge, replace, create, delete, remove on ``cross-connects``
+or a ``pair``), ``commit`` (RFC 6241 8.3.4, 8.4: ``confirmed``,
+``confirm-timeout``, ``persist``, ``persist-id``; an unconfirmed commit
+reverts when its timer expires or, without ``persist``, when its session
+ends), ``cancel-commit``, ``discard-changes``, ``lock``/``unlock`` of
+running and candidate (released with the session; a candidate lock's
+uncommitted changes are discarded with it), ``close-session``.  Errors are
+``rpc-error`` replies with the RFC 6241 appendix A tags (``invalid-value``,
+``data-exists``, ``data-missing``, ``lock-denied`` with the holder's
+``session-id`` in ``error-info``, ``in-use``, ``operation-failed``,
+``operation-not-supported``, ...).  An ``edit-config`` is all or nothing.
 
 Faults (:class:`~permnet.ocs.switchcore.Faults`): ``refuse`` closes each new
 SSH connection, ``drop`` closes the channel on the N-th ``edit-config``

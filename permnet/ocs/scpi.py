@@ -15,6 +15,12 @@ answer one line; ports are 1-based with ingress ``1..N`` and egress
     :syst:err?                       -> code,"message" (0,"No error" when empty)
     *OPC?                            -> 1
 
+Headers follow SCPI's rule (SCPI-99 vol. 1 section 6.2): each mnemonic is
+matched by its short form or its long form in any case, optional nodes may
+be left out, so ``:OXC:SWITch:CONNect:STATe?`` is ``:oxc:swit:conn:stat?``
+(:data:`COMMANDS` lists the tree).  Channel lists take ranges: ``(@1:4)`` is
+``(@1,2,3,4)`` and ``(@4:1)`` counts down, in commands and in replies.
+
 A cross-connect still settling is not reported by ``stat?``/``port?``.
 """
 

@@ -7,7 +7,6 @@ paramiko transport."""
 
 import threading
 
-import numpy as np
 import pytest
 from ocs_helpers import CREDS, Emulator
 
