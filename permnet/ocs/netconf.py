@@ -63,7 +63,8 @@ import numpy as np
 
 from permnet.gen.errors import PermnetError, require
 from permnet.ocs.driver import Credentials, DeviceError, Driver, register
-from permnet.ocs.frontend import ServerHandle, check_login, emulator_credentials, plane_from_labels, to_device, to_plane
+from permnet.ocs.frontend import (LoginGuard, ServerHandle, emulator_credentials, peer_of, plane_from_labels, to_device,
+                                  to_plane)
 from permnet.ocs.switchcore import SwitchCore, SwitchRefused
 
 __all__ = ["serve_netconf", "NetconfDriver", "NC", "OPSW", "DEFAULT_PORT"]
@@ -78,7 +79,6 @@ CAPABILITIES = (BASE10, BASE11, "urn:ietf:params:netconf:capability:writable-run
 CANDIDATE = "urn:ietf:params:netconf:capability:candidate:1.0"
 CONFIRMED = "urn:ietf:params:netconf:capability:confirmed-commit:1.1"
 DEFAULT_CONFIRM_TIMEOUT = 600            # seconds, RFC 6241 section 8.4.5.1
-FAILED_LOGIN_DELAY_S = 0.2
 NCCLIENT_TICK_S = 0.01
 EOM = b"]]>]]>"
 MAX_MESSAGE = 16 << 20
@@ -180,30 +180,9 @@ class _NetconfServer:
         self.candidate: np.ndarray | None = None      # None: equal to running
         self.locks: dict[str, int] = {}               # datastore -> session id
         self.pending: _Pending | None = None
-        self.max_failures, self.lockout_s = max_failures, lockout_s
-        self.failures: dict[str, tuple[int, float]] = {}   # peer -> (failed logins in a row, last at)
+        self.guard = LoginGuard(credentials, max_failures, lockout_s)
 
     # --- SSH side
-    def login_allowed(self, peer: str) -> bool:
-        n, last = self.failures.get(peer, (0, 0.0))
-        return n < self.max_failures or time.monotonic() - last >= self.lockout_s
-
-    def login(self, peer: str, user: str, password: str) -> bool:
-        """Check a password; after ``max_failures`` failed logins in a row
-        from one peer every attempt from it fails (even the right password)
-        until ``lockout_s`` seconds have passed since the last failure."""
-        if not self.login_allowed(peer):
-            self.failures[peer] = (self.failures[peer][0] + 1, time.monotonic())
-            return False
-        if check_login(self.creds, user, password):
-            self.failures.pop(peer, None)
-            return True
-        n, last = self.failures.get(peer, (0, 0.0))
-        if n >= self.max_failures:       # the lock-out expired: count afresh
-            n = 0
-        self.failures[peer] = (n + 1, time.monotonic())
-        return False
-
     def ssh_server_factory(self):
         import asyncssh
         outer = self
@@ -211,8 +190,7 @@ class _NetconfServer:
         class _SSH(asyncssh.SSHServer):
             def connection_made(self, conn):
                 self.conn = conn
-                peer = conn.get_extra_info("peername") or ("?",)
-                self.peer = str(peer[0])
+                self.peer = peer_of(conn)
                 if outer.core.faults.refuse:
                     conn.close()
                     return
@@ -228,9 +206,9 @@ class _NetconfServer:
                 return True
 
             async def validate_password(self, username, password):
-                ok = outer.login(self.peer, username, password)
+                ok = outer.guard.login(self.peer, username, password)
                 if not ok:
-                    await asyncio.sleep(FAILED_LOGIN_DELAY_S)   # slows guessing even before the lock-out
+                    await asyncio.sleep(outer.guard.delay_s)    # slows guessing even before the lock-out
                 return ok
 
         return _SSH()
@@ -629,7 +607,6 @@ async def serve_netconf(core: SwitchCore, host: str = "127.0.0.1", port: int = 0
     from one peer lock it out for ``lockout_s`` seconds."""
     import asyncssh
     require(0 <= delay_ms <= 60_000, "delay_ms must be in 0..60000")
-    require(max_failures >= 1 and lockout_s >= 0, "max_failures >= 1 and lockout_s >= 0")
     srv = _NetconfServer(core, emulator_credentials(credentials, "NETCONF"), delay_ms / 1000.0, reply_filter,
                          candidate=candidate, max_failures=max_failures, lockout_s=lockout_s)
     key = load_host_key(host_key)

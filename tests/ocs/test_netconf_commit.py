@@ -2,8 +2,7 @@
 datastore, confirmed commit with its revert timer, cancel-commit,
 discard-changes and locks with their rpc-errors; a controller that dies
 before confirming leaves a device that puts itself back.  SSH host keys
-(known_hosts pinning, trust on first use, a changed key) and the lock-out
-after repeated failed logins."""
+(known_hosts pinning, trust on first use, a changed key)."""
 
 import os
 import signal
@@ -14,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from ocs_helpers import CREDS, KNOWN_HOSTS, WRONG, Emulator
+from ocs_helpers import CREDS, KNOWN_HOSTS, Emulator
 
 from permnet.ocs.driver import DeviceError
 from permnet.ocs.netconf import NC, NetconfDriver, serve_netconf
@@ -220,19 +219,6 @@ def test_host_key_pinning_trust_on_first_use_and_change(tmp_path):
             assert "host key CHANGED" in str(ei.value) and CREDS.password not in str(ei.value)
         assert (emu.core.snapshot() == plane(OLD)).all()
     assert known.read_text().strip() == line
-
-
-def test_failed_logins_lock_the_peer_out():
-    with emulator(max_failures=3, lockout_s=1.0) as emu:
-        for _ in range(3):
-            with pytest.raises(DeviceError, match="login denied"):
-                NetconfDriver(emu.address, credentials=WRONG, timeout=3).open()
-        # locked out: the right password is refused too
-        with pytest.raises(DeviceError, match="login denied"):
-            NetconfDriver(emu.address, credentials=CREDS, timeout=3).open()
-        time.sleep(1.1)
-        with NetconfDriver(emu.address, credentials=CREDS, timeout=3) as d:
-            assert d.size() == 8
 
 
 def test_persistent_confirmed_commit_outlives_its_session_and_needs_the_token():
