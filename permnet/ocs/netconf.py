@@ -977,6 +977,14 @@ class NetconfDriver(Driver):
         self._commit_pending()
         return self._datastore_plane("running")
 
+    def wait_settled(self, seconds: float, poll: float = 0.05) -> None:
+        """As :meth:`Driver.wait_settled`; the confirmed commit this starts
+        lasts at least the wait plus the read-back and the confirm, so a long
+        ``--settle-s`` cannot let the device revert while permnet still works."""
+        if self._dirty:
+            self.confirm_timeout = max(self.confirm_timeout, int(seconds + 4 * self.timeout) + 30)
+        super().wait_settled(seconds, poll)
+
     def settling(self) -> list[int]:
         """0-based ingresses whose cross-connect is not yet established
         (``get``: pair ``status`` ``tuning``)."""

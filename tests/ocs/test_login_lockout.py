@@ -23,7 +23,7 @@ def login(cls, emu, creds):
         return d.size()
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+@pytest.mark.parametrize("protocol", [pytest.param("tl1", marks=pytest.mark.slow), "netconf"])
 def test_failed_logins_lock_the_peer_out(protocol):
     serve, cls = PROTOCOLS[protocol]
     with Emulator(serve, SwitchCore(8), credentials=CREDS, max_failures=3, lockout_s=1.0) as emu:

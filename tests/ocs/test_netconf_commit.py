@@ -240,3 +240,30 @@ def test_persistent_confirmed_commit_outlives_its_session_and_needs_the_token():
         b.commit(persist_id="tok-1")               # confirmed from another session
         b.close_session()
         assert emu.core.snapshot()[2] == 5 and (emu.core.snapshot()[:2] == plane(OLD)[:2]).all()
+
+
+def test_a_long_settle_wait_lengthens_the_confirm_timeout():
+    with emulator() as emu:
+        with NetconfDriver(emu.address, credentials=CREDS, timeout=3, confirm_timeout=2) as d:
+            change(d)
+            d.wait_settled(5.0)
+            assert d.confirm_timeout >= 5 + 4 * 3
+        assert (emu.core.snapshot() == plane(NEW)).all()
+
+
+@pytest.mark.slow
+def test_known_hosts_from_the_command_line(tmp_path):
+    from cli_runner import run
+    env = dict(os.environ, PERMNET_OCS_USER=CREDS.user, PERMNET_OCS_PASSWORD=CREDS.password)
+    known = tmp_path / "kh"
+    known.write_text("")
+    with emulator() as emu:
+        p = run("ocs", "read", "--device", emu.address, "--protocol", "netconf", "--known-hosts", known,
+                check=False, env=env)
+        assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1
+        assert "unknown host key" in p.stderr and CREDS.password not in p.stderr
+        p = run("ocs", "read", "--device", emu.address, "--protocol", "netconf", "--known-hosts", known,
+                "--trust-new-host-key", "-o", tmp_path / "rb.csv", check=False, env=env)
+        assert p.returncode == 0, p.stderr
+        assert known.read_text().startswith(f"[127.0.0.1]:{emu.port} ssh-ed25519 ")
+        assert "0,0,3" in (tmp_path / "rb.csv").read_text()
