@@ -8,13 +8,17 @@ event loop, on 127.0.0.1 and a free port, with a bounded shutdown.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 
 from permnet.ocs.driver import Credentials
 from permnet.ocs.emulator import Emulator as _LibraryEmulator
 
-CREDS = Credentials("operator", "s3cr3t-Pa55;:\"w0rd-é")   # punctuation and non-ASCII on purpose (quoting)
-WRONG = Credentials("operator", "not-the-password-4711")
+# every NETCONF emulator of a test process adds its host key here; the drivers pin it
+KNOWN_HOSTS = os.path.join(tempfile.mkdtemp(prefix="permnet-known-hosts-"), "known_hosts")
+CREDS = Credentials("operator", "s3cr3t-Pa55;:\"w0rd-é", known_hosts=KNOWN_HOSTS)   # punctuation, non-ASCII
+WRONG = Credentials("operator", "not-the-password-4711", known_hosts=KNOWN_HOSTS)
 
 
 class Emulator(_LibraryEmulator):
@@ -22,7 +26,10 @@ class Emulator(_LibraryEmulator):
     function (``Emulator(serve_tl1, core, credentials=...)``)."""
 
     def __init__(self, serve, core, **opts):
-        super().__init__(serve.__name__.removeprefix("serve_"), core, **opts)
+        protocol = serve.__name__.removeprefix("serve_")
+        if protocol == "netconf":
+            opts.setdefault("known_hosts", KNOWN_HOSTS)
+        super().__init__(protocol, core, **opts)
 
 
 class HangUp(bytes):

@@ -12,8 +12,33 @@ PROTOCOLS = ("scpi", "tl1", "netconf")
 
 
 def load_credentials(path):
+    """Credentials from ``--credentials`` or the environment, with the host
+    key policy of ``--known-hosts`` / ``--trust-new-host-key`` (kept in the
+    click context by :func:`ssh_options`)."""
+    from dataclasses import replace
+
     from permnet.ocs.driver import Credentials
-    return Credentials.load(path)
+    creds = Credentials.load(path)
+    ssh = click.get_current_context().meta.get("permnet.ssh", {})
+    if creds is not None and ssh:
+        creds = replace(creds, **ssh)
+    return creds
+
+
+def _keep_ssh(ctx, param, value):
+    if value not in (None, False):
+        ctx.meta.setdefault("permnet.ssh", {})[param.name] = value
+
+
+def ssh_options(f):
+    """NETCONF host key options; not passed to the command function."""
+    f = click.option("--trust-new-host-key", "trust_new", is_flag=True, expose_value=False, callback=_keep_ssh,
+                     help="NETCONF: accept a host key not yet known and record it in the known-hosts file "
+                          "(trust on first use); a changed key is still refused")(f)
+    f = click.option("--known-hosts", "known_hosts", type=click.Path(dir_okay=False), expose_value=False,
+                     callback=_keep_ssh, help="NETCONF: OpenSSH known_hosts file the device's host key must be "
+                                              "in (default: PERMNET_KNOWN_HOSTS, else ~/.ssh/known_hosts)")(f)
+    return f
 
 
 def state_option(f):
@@ -45,7 +70,7 @@ def transaction_options(f):
     f = click.option("--credentials", type=click.Path(dir_okay=False), default=None,
                      help="file with user and password lines, readable only by its owner "
                           "(default: PERMNET_OCS_USER / PERMNET_OCS_PASSWORD)")(f)
-    return f
+    return ssh_options(f)
 
 
 def report_code(rep) -> int:
@@ -95,7 +120,12 @@ def ocs():
               help="stop after this long (or at Ctrl-C)")
 @click.option("--credentials", type=click.Path(dir_okay=False), default=None,
               help="the account the emulator accepts (tl1, netconf); default from the environment")
-def emulate(ports, protocol, listen, state, delay_ms, settle_ms, fault, seconds, credentials):
+@click.option("--host-key", type=click.Path(dir_okay=False), default=None,
+              help="netconf: the SSH host key file (created if missing; default: a new key per run)")
+@click.option("--known-hosts", type=click.Path(dir_okay=False), default=None,
+              help="netconf: add this emulator's '[host]:port key' line to this known_hosts file")
+def emulate(ports, protocol, listen, state, delay_ms, settle_ms, fault, seconds, credentials, host_key,
+            known_hosts):
     """Run an emulated switch on loopback; prints 'listening on HOST:PORT'."""
     from permnet.ocs.emulator import serve_until
 
@@ -104,7 +134,8 @@ def emulate(ports, protocol, listen, state, delay_ms, settle_ms, fault, seconds,
         sys.stdout.flush()
 
     serve_until(protocol, ports, listen, state=state, delay_ms=delay_ms, settle_ms=settle_ms, fault=fault,
-                seconds=seconds, credentials=load_credentials(credentials), ready=ready)
+                seconds=seconds, credentials=load_credentials(credentials), ready=ready, host_key=host_key,
+                known_hosts=known_hosts)
 
 
 @ocs.command("apply")
@@ -137,6 +168,7 @@ def apply(config_path, devices, protocol, plane, device_ports, credentials, dry_
 @click.option("--format", "fmt", default=None, help="file format (default: from the extension, else json)")
 @click.option("--timeout", type=POSITIVE_FLOAT, default=5.0, show_default=True)
 @click.option("--credentials", type=click.Path(dir_okay=False), default=None)
+@ssh_options
 def read(device, protocol, output, fmt, timeout, credentials):
     """Write a device's live cross-connects as a configuration (one plane, the device's ports)."""
     from permnet import ocsconfig

@@ -128,6 +128,7 @@ class LineFormat(Format):
         state = {"plane": 0, "marked": False, "name": name}
         raw: list[tuple[int, int, int, str]] = []     # (plane, ingress label, egress label, where)
         dump = Dump(self.name, None, None, [])
+        self.check_header_complete(text, name)
         for lineno, line in enumerate(text.splitlines(), 1):
             s = line.strip()
             where = f"{name}:{lineno}"
@@ -150,6 +151,17 @@ class LineFormat(Format):
             raw += [(p, i, o, where) for p, i, o in self.line(s, where, state, dump)]
         raw += self.end(state, dump)
         return self.finish(raw, meta, dump, index_base, ports, device_ports, name)
+
+    def check_header_complete(self, text: str, name: str) -> None:
+        """A file that ends, without a newline, inside its header line was cut
+        short (the writers end every line): refuse it rather than read an
+        empty device."""
+        if not text or text.endswith(("\n", "\r")):
+            return
+        last = text.splitlines()[-1].strip()
+        marker = f"{self.comment} permnet-ocs-config"
+        if last and (marker.startswith(last) or (last.startswith(self.comment) and "permnet-ocs-config" in last)):
+            raise PermnetError(f"{name}: truncated: the file ends inside its header line")
 
     def line(self, s: str, where: str, state: dict, dump: Dump) -> list[tuple[int, int, int]]:
         """(plane, ingress label, egress label) of one statement line (or an error naming the line)."""

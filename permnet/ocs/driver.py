@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +40,17 @@ class DeviceError(PermnetError):
 
 @dataclass(frozen=True)
 class Credentials:
-    """User and password for TL1/NETCONF.  ``repr`` never shows the password."""
+    """User and password for TL1/NETCONF, and which SSH host keys to trust
+    (NETCONF): ``known_hosts`` a known_hosts file (default
+    ``$PERMNET_KNOWN_HOSTS``, else ``~/.ssh/known_hosts``), ``trust_new``
+    records a key not yet in it (trust on first use).  ``repr`` never shows
+    the password."""
 
     user: str
     password: str
+    known_hosts: str | None = None
+    trust_new: bool = False
+    source: str = ""                 # where user and password came from (for messages)
 
     def __repr__(self) -> str:
         return f"Credentials(user={self.user!r}, password=***)"
@@ -51,13 +59,18 @@ class Credentials:
 
     @classmethod
     def load(cls, path: str | os.PathLike | None = None) -> "Credentials | None":
-        """From ``PERMNET_OCS_USER``/``PERMNET_OCS_PASSWORD``, else from a
-        file of two lines (user, password) that only its owner may read."""
+        """From a file of two lines (user, password) that only its owner may
+        read, else from ``PERMNET_OCS_USER``/``PERMNET_OCS_PASSWORD``; a file
+        given while the environment also holds a password is refused (which
+        one was meant cannot be known)."""
         user, pw = os.environ.get("PERMNET_OCS_USER"), os.environ.get("PERMNET_OCS_PASSWORD")
-        if user is not None and pw is not None:
-            return cls(user, pw)
         if path is None:
+            if user is not None and pw is not None:
+                return cls(user, pw, source="environment")
             return None
+        if pw is not None:
+            raise PermnetError(f"both --credentials {path} and PERMNET_OCS_PASSWORD are set; unset one "
+                               "(which account was meant is ambiguous)")
         p = Path(path)
         try:
             mode = p.stat().st_mode
@@ -65,10 +78,13 @@ class Credentials:
             raise PermnetError(f"credentials file {p}: {exc.strerror}") from None
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise PermnetError(f"credentials file {p} is readable by others; chmod 600 it")
-        lines = p.read_text(encoding="utf-8").splitlines()
+        try:
+            lines = p.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PermnetError(f"credentials file {p}: unreadable ({type(exc).__name__})") from None
         if len(lines) < 2:
             raise PermnetError(f"credentials file {p}: expected two lines, user then password")
-        return cls(lines[0].strip(), lines[1].rstrip("\n"))
+        return cls(lines[0].strip(), lines[1].rstrip("\n"), source=str(p))
 
 
 class Driver(ABC):
@@ -123,6 +139,25 @@ class Driver(ABC):
 
     def fail(self, what: str) -> DeviceError:
         return DeviceError(f"{self.name} ({self.protocol}): {what}")
+
+    def settling(self) -> list[int]:
+        """0-based ingresses whose new cross-connect has not settled yet
+        (drivers that cannot tell return ``[]``)."""
+        return []
+
+    def wait_settled(self, seconds: float, poll: float = 0.05) -> None:
+        """Wait until :meth:`settling` is empty, at most ``seconds``; a
+        device still settling then is a :class:`DeviceError` (a read-back
+        taken now would not describe light that flows)."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        for _ in range(1_000_000):
+            left = self.settling()
+            if not left:
+                return
+            if time.monotonic() >= deadline:
+                raise self.fail(f"{len(left)} cross-connect(s) still settling after {seconds:.1f} s "
+                                f"(first ingress {left[0]}); raise --settle-s")
+            time.sleep(min(poll, max(0.0, deadline - time.monotonic())))
 
 
 DRIVERS: dict[str, type[Driver]] = {}

@@ -65,6 +65,9 @@ class Emulator:
     def __init__(self, protocol: str, core: SwitchCore, host: str = "127.0.0.1", port: int = 0, **opts):
         self.protocol, self.core, self.host, self.requested_port = protocol, core, host, port
         self.serve = frontend(protocol)
+        if protocol == "netconf" and opts.get("host_key") is None:
+            from permnet.ocs.netconf import load_host_key
+            opts["host_key"] = load_host_key(None)       # one key for the emulator's life (restarts keep it)
         self.opts = opts
         self.loop: asyncio.AbstractEventLoop | None = None
         self.thread: threading.Thread | None = None
@@ -136,7 +139,7 @@ class Emulator:
 
 def serve_until(protocol: str, ports: int, listen: str, *, state=None, delay_ms: float = 0.0,
                 settle_ms: float = 0.0, fault: str | None = None, seconds: float = 3600.0, credentials=None,
-                ready=None) -> None:
+                ready=None, host_key=None, known_hosts=None) -> None:
     """Run one emulator until ``seconds`` have passed or the process is
     interrupted (``permnet ocs emulate``); ``ready(emulator)`` is called once it listens."""
     import time
@@ -146,6 +149,10 @@ def serve_until(protocol: str, ports: int, listen: str, *, state=None, delay_ms:
     opts = {"delay_ms": delay_ms}
     if protocol != "scpi" or credentials is not None:
         opts["credentials"] = credentials
+    if protocol == "netconf":
+        opts.update(host_key=host_key, known_hosts=known_hosts)
+    else:
+        require(host_key is None and known_hosts is None, "--host-key and --known-hosts are for --protocol netconf")
     with Emulator(protocol, core, host, port, **opts) as emu:
         if ready is not None:
             ready(emu)

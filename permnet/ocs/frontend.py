@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import time
 
 import numpy as np
 
 from permnet.gen.errors import PermnetError
 from permnet.ocs.driver import Credentials
 
-__all__ = ["ServerHandle", "check_login", "emulator_credentials", "to_plane", "to_device", "plane_from_labels"]
+__all__ = ["ServerHandle", "LoginGuard", "check_login", "emulator_credentials", "to_plane", "to_device", "plane_from_labels"]
 
 
 class ServerHandle:
@@ -70,6 +71,46 @@ def check_login(expected: Credentials, user: str, password: str) -> bool:
     ok_pw = hmac.compare_digest(password.encode("utf-8", "replace"),
                                 expected.password.encode("utf-8", "replace"))
     return ok_user and ok_pw
+
+
+class LoginGuard:
+    """The emulator's defence against password guessing, as real switches
+    have: after ``max_failures`` failed logins in a row from one peer
+    address, every login from it fails (the right password too) until
+    ``lockout_s`` seconds have passed since its last failure; a success
+    resets the count.  Front ends also answer each failure ``delay_s`` late."""
+
+    delay_s = 0.2
+
+    def __init__(self, credentials: Credentials, max_failures: int = 3, lockout_s: float = 30.0):
+        if max_failures < 1 or lockout_s < 0:
+            raise PermnetError("max_failures must be >= 1 and lockout_s >= 0")
+        self.creds, self.max_failures, self.lockout_s = credentials, int(max_failures), float(lockout_s)
+        self.failures: dict[str, tuple[int, float]] = {}   # peer -> (failed logins in a row, last at)
+
+    def locked_out(self, peer: str) -> bool:
+        n, last = self.failures.get(peer, (0, 0.0))
+        return n >= self.max_failures and time.monotonic() - last < self.lockout_s
+
+    def login(self, peer: str, user: str, password: str) -> bool:
+        n, _ = self.failures.get(peer, (0, 0.0))
+        if self.locked_out(peer):
+            self.failures[peer] = (n + 1, time.monotonic())
+            return False
+        if check_login(self.creds, user, password):
+            self.failures.pop(peer, None)
+            return True
+        self.failures[peer] = ((0 if n >= self.max_failures else n) + 1, time.monotonic())
+        return False
+
+
+def peer_of(transport_or_conn) -> str:
+    """The peer's address (for :class:`LoginGuard`), ``?`` if unknown."""
+    try:
+        peer = transport_or_conn.get_extra_info("peername")
+    except Exception:  # noqa: BLE001  a transport already gone
+        peer = None
+    return str(peer[0]) if peer else "?"
 
 
 def to_plane(ports: int, ingress: int, egress: int | None = None) -> tuple[int, int | None]:

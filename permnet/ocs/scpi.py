@@ -15,6 +15,12 @@ answer one line; ports are 1-based with ingress ``1..N`` and egress
     :syst:err?                       -> code,"message" (0,"No error" when empty)
     *OPC?                            -> 1
 
+Headers follow SCPI's rule (SCPI-99 vol. 1 section 6.2): each mnemonic is
+matched by its short form or its long form in any case, optional nodes may
+be left out, so ``:OXC:SWITch:CONNect:STATe?`` is ``:oxc:swit:conn:stat?``
+(:data:`COMMANDS` lists the tree).  Channel lists take ranges: ``(@1:4)`` is
+``(@1,2,3,4)`` and ``(@4:1)`` counts down, in commands and in replies.
+
 A cross-connect still settling is not reported by ``stat?``/``port?``.
 """
 
@@ -27,25 +33,73 @@ import time
 
 import numpy as np
 
-from permnet.ocs.driver import Driver, register
+from permnet.ocs.driver import DeviceError, Driver, register
 from permnet.ocs.frontend import ServerHandle, plane_from_labels
 from permnet.ocs.switchcore import SwitchCore, SwitchRefused
 
 __all__ = ["ScpiDriver", "serve_scpi", "format_lists", "parse_lists"]
 
-_LIST = r"\(@([0-9,\s]*)\)"
+_LIST = r"\(@([0-9,:\s]*)\)"
 _LISTS_RE = re.compile(rf"^{_LIST}(?:\s*,\s*{_LIST})?$")
 _MAX_LINE = 1 << 20
-# SCPI long forms accepted next to the short ones (``:OXC:SWITch:CONNect:ADD``)
-_LONG = {"switch": "swit", "connect": "conn", "subtract": "sub", "disconnect": "disc", "status": "stat",
-         "system": "syst", "error": "err"}
+_MAX_RANGE = 1 << 17          # ports in one channel-list range (a device has at most 2 x 4096 here)
+
+# The command tree as SCPI writes it (IEEE 488.2 / SCPI-99 section 6): in
+# each mnemonic the upper-case letters are the short form and the whole word
+# the long form; ``[...]`` is an optional node.  Each maps to the key the
+# emulator dispatches on.
+COMMANDS = {
+    "*IDN?": "*idn?",
+    "*OPC?": "*opc?",
+    "*CLS": "*cls",
+    ":SYSTem:ERRor[:NEXT]?": ":syst:err?",
+    ":OXC:SWITch:SIZE?": ":oxc:swit:size?",
+    ":OXC:SWITch:CONNect:STATe?": ":oxc:swit:conn:stat?",
+    ":OXC:SWITch:CONNect:STATus?": ":oxc:swit:conn:stat?",
+    ":OXC:SWITch:CONNect:PORT?": ":oxc:swit:conn:port?",
+    ":OXC:SWITch:CONNect:ADD": ":oxc:swit:conn:add",
+    ":OXC:SWITch:CONNect:SUBtract": ":oxc:swit:conn:sub",
+    ":OXC:SWITch:CONNect:ONLY": ":oxc:swit:conn:only",
+    ":OXC:SWITch:DISConnect:ALL": ":oxc:swit:disc:all",
+}
 
 
-def normalize(head: str) -> str:
-    """The short, lower-case form of a SCPI command header."""
-    q = head.endswith("?")
-    toks = head.rstrip("?").lower().split(":")
-    return ":".join(_LONG.get(t, t) for t in toks) + ("?" if q else "")
+def _pattern(header: str) -> tuple[bool, list[tuple[str, str, bool]]]:
+    """(query, [(short, long, optional)]) of a :data:`COMMANDS` header."""
+    query = header.endswith("?")
+    nodes = []
+    for part in re.findall(r"\[:?([A-Za-z*]+)\]|:?([A-Za-z*]+)", header.rstrip("?")):
+        word, optional = (part[0], True) if part[0] else (part[1], False)
+        short = "".join(c for c in word if not c.islower())
+        nodes.append((short.upper(), word.upper(), optional))
+    return query, nodes
+
+
+_PATTERNS = [(_pattern(h), key) for h, key in COMMANDS.items()]
+
+
+def _matches(tokens: list[str], nodes: list[tuple[str, str, bool]]) -> bool:
+    if not nodes:
+        return not tokens
+    short, long, optional = nodes[0]
+    if tokens and tokens[0].upper() in (short, long) and _matches(tokens[1:], nodes[1:]):
+        return True
+    return optional and _matches(tokens, nodes[1:])
+
+
+def normalize(head: str) -> str | None:
+    """The dispatch key of a received SCPI header, or ``None`` (undefined
+    header).  Each mnemonic matches its short or its long form in any case
+    (``SWIT``, ``switch``, ``SWITch``; not ``SWITC``), optional nodes may be
+    left out, and the leading colon of a root header is optional."""
+    query = head.endswith("?")
+    tokens = head.rstrip("?").lstrip(":").split(":")
+    if any(not t for t in tokens):
+        return None
+    for (q, nodes), key in _PATTERNS:
+        if q == query and _matches(tokens, nodes):
+            return key
+    return None
 
 
 def format_lists(ingress, egress, n: int) -> str:
@@ -53,21 +107,33 @@ def format_lists(ingress, egress, n: int) -> str:
     return f"(@{','.join(str(i + 1) for i in ingress)}),(@{','.join(str(n + e + 1) for e in egress)})"
 
 
+def _channels(body: str) -> list[int]:
+    """The ports of one channel list body: ``1,2,5`` and ranges ``1:4``
+    (both ends included; ``4:1`` counts down), mixed freely."""
+    out: list[int] = []
+    if not body.strip():
+        return out
+    for tok in body.split(","):
+        a, sep, b = tok.strip().partition(":")
+        if not a.isdigit() or (sep and not b.strip().isdigit()):
+            raise ValueError("bad port number")
+        lo, hi = int(a), int(b) if sep else int(a)
+        if abs(hi - lo) >= _MAX_RANGE:
+            raise ValueError(f"range {lo}:{hi} too long")
+        out.extend(range(lo, hi + 1) if hi >= lo else range(lo, hi - 1, -1))
+        if len(out) > _MAX_RANGE:
+            raise ValueError("channel list too long")
+    return out
+
+
 def parse_lists(text: str) -> tuple[list[int], list[int] | None]:
-    """The one or two channel lists of a command argument (raw port numbers)."""
+    """The one or two channel lists of a command argument or a reply (raw
+    port numbers, ranges ``(@1:4)`` expanded in order)."""
     m = _LISTS_RE.match(text.strip())
     if not m:
         raise ValueError("expected (@p,...) lists")
-    out = []
-    for g in m.groups():
-        if g is None:
-            out.append(None)
-            continue
-        toks = [t.strip() for t in g.split(",")] if g.strip() else []
-        if any(not t.isdigit() for t in toks):
-            raise ValueError("bad port number")
-        out.append([int(t) for t in toks])
-    return out[0], out[1]
+    first, second = m.groups()
+    return _channels(first), (None if second is None else _channels(second))
 
 
 # ------------------------------------------------------------------ emulator
@@ -109,8 +175,11 @@ class _Session:
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         head, _, arg = line.partition(" ")
-        head = normalize(head)
         query = head.endswith("?")
+        head = normalize(head)
+        if head is None:
+            self.error(-113, "Undefined header")
+            return True
         if not query and head.startswith(":oxc:swit:"):
             fault = self.core.faults.on_set()
             if fault == "drop":
@@ -235,6 +304,7 @@ class ScpiDriver(Driver):
         self._buf = b""
         self._n: int | None = None
         self.commands = 0
+        self._unsettled: dict[int, int] = {}     # ingress -> egress connected here, not yet reported
 
     # --- session
     def open(self) -> None:
@@ -342,18 +412,45 @@ class ScpiDriver(Driver):
             raise self.fail(f"malformed reply to :oxc:swit:conn:stat? ({exc}): {reply[:60]!r}") from None
         return row
 
+    def settling(self) -> list[int]:
+        """0-based ingresses this session connected that ``conn:stat?`` does
+        not report yet: SCPI lists established cross-connects only, so a
+        cross-connect still settling is absent from the read-back."""
+        if self._unsettled:
+            row = self.read()
+            self._unsettled = {i: e for i, e in self._unsettled.items() if row[i] != e}
+        return sorted(self._unsettled)
+
+    def wait_settled(self, seconds: float, poll: float = 0.05) -> None:
+        """As :meth:`Driver.wait_settled`; on expiry the cross-connects of this
+        session that never showed up are taken down before the error is
+        raised: a read-back (the roll-back's) cannot see them, so left alone
+        they would appear later, after the transaction reported its verdict."""
+        try:
+            super().wait_settled(seconds, poll)
+        except DeviceError:
+            try:
+                if self.sock is not None and self._unsettled:
+                    self.disconnect(sorted(self._unsettled))
+            except DeviceError:
+                pass
+            raise
+
     def connect(self, pairs) -> None:
         n = self.size()
         pairs = [(int(i), int(e)) for i, e in pairs]
         for k in range(0, len(pairs), self.batch):
             chunk = pairs[k:k + self.batch]
             self.setcmd(":oxc:swit:conn:add " + format_lists([i for i, _ in chunk], [e for _, e in chunk], n))
+            self._unsettled.update(chunk)
 
     def disconnect(self, ingresses) -> None:
         ingresses = [int(i) for i in ingresses]
         for k in range(0, len(ingresses), self.batch):
             chunk = ingresses[k:k + self.batch]
             self.setcmd(":oxc:swit:conn:sub (@" + ",".join(str(i + 1) for i in chunk) + ")")
+            for i in chunk:
+                self._unsettled.pop(i, None)
 
     def replace(self, row) -> None:
         """Whole-switch replace with one ``conn:only`` (the naive way, for comparison)."""

@@ -12,7 +12,7 @@ from permnet.gen.errors import require
 from permnet.ocs.driver import Credentials, open_driver
 from permnet.ocs.transaction import Target, TransactionReport, apply_targets
 
-__all__ = ["DeviceSpec", "parse_device", "config_targets", "apply_config", "read_device", "fabric_targets",
+__all__ = ["DeviceSpec", "parse_device", "check_distinct_addresses", "config_targets", "apply_config", "read_device", "fabric_targets",
            "apply_fabric"]
 
 
@@ -33,6 +33,26 @@ def parse_device(text: str) -> DeviceSpec:
     return DeviceSpec(name, address)
 
 
+def _address_key(address: str) -> tuple[str, str]:
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]").lower()
+    if host in ("localhost", "::1", "ip6-localhost"):
+        host = "127.0.0.1" if host == "localhost" else "::1"
+    return host, port.lstrip("0") or "0"
+
+
+def check_distinct_addresses(named: list[tuple[str, str]]) -> None:
+    """Refuse two device names at one address (``[(name, address)]``): the
+    transaction would drive one switch as two, each half of it rolled back
+    by the other.  Checked before anything is sent."""
+    seen: dict[tuple[str, str], str] = {}
+    for name, address in named:
+        key = _address_key(address)
+        require(key not in seen, f"devices {seen.get(key)!r} and {name!r} are both at {address}: one switch "
+                                 "cannot be two devices")
+        seen[key] = name
+
+
 def _device_size(protocol, spec, credentials, timeout) -> int:
     with open_driver(protocol, spec.address, timeout=timeout, credentials=credentials, name=spec.name) as d:
         return d.size()
@@ -46,6 +66,7 @@ def config_targets(cfg, devices: list[DeviceSpec], protocol: str, *, plane: int 
     from the device unless ``device_ports`` is given."""
     nplanes, n = cfg.planes.shape
     require(devices, "give at least one --device")
+    check_distinct_addresses([(d.name, d.address) for d in devices])
     require(0 <= plane and plane + len(devices) <= nplanes,
             f"--plane {plane} with {len(devices)} device(s) needs planes {plane}..{plane + len(devices) - 1}, "
             f"the configuration has 0..{nplanes - 1}")
@@ -98,6 +119,7 @@ def fabric_targets(fabric_path, inventory_path, *, credentials=None, timeout: fl
                 f"from files, not over a session (drivers: {', '.join(FRONTENDS)})")
         require(bool(dev.address), f"{inventory_path}: device {dev.name!r} has no address")
         out.append(Target(dev.name, dev.protocol, dev.address, dt.target, dt.owned, credentials, timeout))
+    check_distinct_addresses([(t.name, t.address) for t in out])
     return out
 
 

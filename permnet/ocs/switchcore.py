@@ -135,7 +135,18 @@ class SwitchCore:
             row = np.asarray(doc["row"], np.int64)
         except (OSError, ValueError, KeyError, TypeError):
             raise PermnetError(f"emulator state {self.state_path}: unreadable") from None
-        require(len(row) == self.ports, f"emulator state {self.state_path}: {len(row)} ports, not {self.ports}")
+        require(row.ndim == 1 and len(row) == self.ports,
+                f"emulator state {self.state_path}: {row.size} ports, not {self.ports}")
+        where = f"emulator state {self.state_path}"
+        bad = np.flatnonzero((row < -1) | (row >= self.ports))
+        if len(bad):
+            raise PermnetError(f"{where}: ingress {int(bad[0])} connected to egress {int(row[bad[0]])}, "
+                               f"not in -1..{self.ports - 1}")
+        vals, counts = np.unique(row[row >= 0], return_counts=True)
+        if (counts > 1).any():
+            twice = int(vals[counts > 1][0])
+            raise PermnetError(f"{where}: not a (partial) permutation: egress {twice} is held by ingresses "
+                               f"{', '.join(str(int(i)) for i in np.flatnonzero(row == twice)[:2])}")
         self.row = row
 
     def _save(self) -> None:

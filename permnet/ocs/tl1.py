@@ -50,7 +50,8 @@ import numpy as np
 
 from permnet.gen.errors import require
 from permnet.ocs.driver import Credentials, DeviceError, Driver, register
-from permnet.ocs.frontend import ServerHandle, check_login, emulator_credentials, plane_from_labels, to_device, to_plane
+from permnet.ocs.frontend import (LoginGuard, ServerHandle, emulator_credentials, peer_of, plane_from_labels, to_device,
+                                  to_plane)
 from permnet.ocs.switchcore import SwitchCore, SwitchRefused
 
 __all__ = ["serve_tl1", "Tl1Driver", "split_fields", "parse_port_list", "DEFAULT_PORT"]
@@ -152,9 +153,10 @@ class _Tl1Server:
     SET_VERBS = ("ENT-PATCH", "DLT-PATCH")
 
     def __init__(self, core: SwitchCore, credentials: Credentials, sid: str, delay_s: float,
-                 reply_filter=None):
+                 reply_filter=None, max_failures: int = 3, lockout_s: float = 30.0):
         self.core, self.creds, self.sid, self.delay_s = core, credentials, sid, delay_s
         self.reply_filter = reply_filter
+        self.guard = LoginGuard(credentials, max_failures, lockout_s)
         self.handle: ServerHandle | None = None
 
     # one response message
@@ -171,7 +173,7 @@ class _Tl1Server:
             writer.close()
             return
         self.handle.sessions.add(writer)
-        state = {"user": None}
+        state = {"user": None, "peer": peer_of(writer)}
         buf = ""
         decode = codecs.getincrementaldecoder("utf-8")("replace").decode
         try:
@@ -219,8 +221,9 @@ class _Tl1Server:
         try:
             if verb == "ACT-USER":
                 pid = fields[5] if len(fields) > 5 else ""
-                if not check_login(self.creds, aid, pid):
+                if not self.guard.login(state.get("peer", "?"), aid, pid):
                     state["user"] = None
+                    await asyncio.sleep(self.guard.delay_s)     # slows guessing even before the lock-out
                     raise _Deny("PIUI", "unknown user or wrong password")
                 state["user"] = aid
                 return verb, self.response(ctag, "COMPLD")
@@ -310,14 +313,18 @@ class _Tl1Server:
 
 async def serve_tl1(core: SwitchCore, host: str = "127.0.0.1", port: int = 0, *,
                     credentials: Credentials | None = None, sid: str = "PERMNET-OCS",
-                    delay_ms: float = 0.0, reply_filter=None) -> ServerHandle:
+                    delay_ms: float = 0.0, reply_filter=None, max_failures: int = 3,
+                    lockout_s: float = 30.0) -> ServerHandle:
     """Start the TL1 front end of ``core`` on ``host:port`` (0 = any free
     port) in the running event loop.  ``credentials`` is the one account the
     emulator accepts (default: from ``PERMNET_OCS_USER``/``..._PASSWORD``);
     ``delay_ms`` delays every response; ``reply_filter(verb, text) -> text``
-    rewrites responses (to emulate a misbehaving device in tests)."""
+    rewrites responses (to emulate a misbehaving device in tests);
+    ``max_failures`` failed ``ACT-USER`` in a row from one peer lock it out
+    for ``lockout_s`` seconds (:class:`~permnet.ocs.frontend.LoginGuard`)."""
     require(0 <= delay_ms <= 60_000, "delay_ms must be in 0..60000")
-    srv = _Tl1Server(core, emulator_credentials(credentials, "TL1"), sid, delay_ms / 1000.0, reply_filter)
+    srv = _Tl1Server(core, emulator_credentials(credentials, "TL1"), sid, delay_ms / 1000.0, reply_filter,
+                     max_failures, lockout_s)
     server = await asyncio.start_server(srv.session, host, port)
     bound = server.sockets[0].getsockname()[1]
     srv.handle = ServerHandle(server, bound, host, "tl1")

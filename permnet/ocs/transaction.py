@@ -228,12 +228,9 @@ class _Recorder:
 
 
 def _settle(driver, deadline: float) -> None:
-    """Wait (bounded) until the device reports nothing settling."""
-    settling = getattr(driver, "settling", None)
-    if settling is None:
-        return
-    while settling() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    """Wait (bounded) until the device reports nothing settling; a device
+    still settling at the deadline is a DeviceError (:meth:`Driver.wait_settled`)."""
+    driver.wait_settled(deadline - time.monotonic())
 
 
 def _chunks(items: list, n: int):

@@ -140,11 +140,14 @@ def test_fabric_apply_loads_every_device_of_a_compiled_fabric(tmp_path):
 @pytest.mark.parametrize("protocol", ["scpi", "netconf"])
 def test_apply_and_read_over_every_protocol(tmp_path, protocol):
     cfg, planes = ldi16(tmp_path)
-    with Emulator(protocol, SwitchCore(24), credentials=CREDS) as e:
+    kh = tmp_path / "known_hosts"
+    ssh = {"known_hosts": kh} if protocol == "netconf" else {}
+    with Emulator(protocol, SwitchCore(24), credentials=CREDS, **ssh) as e:
+        pin = ["--known-hosts", kh] if ssh else []
         rep = json.loads(run("ocs", "apply", "--config", cfg, "--device", e.address, "--protocol", protocol,
-                             "--plane", 1, "--json", env=ENV).stdout)
+                             "--plane", 1, "--json", *pin, env=ENV).stdout)
         assert rep["verified"] and rep["added"] == 16
         assert e.core.snapshot()[:16].tolist() == planes[1] and (e.core.snapshot()[16:] == -1).all()
-        run("ocs", "read", "--device", e.address, "--protocol", protocol, "-o", tmp_path / "rb.csv", env=ENV)
+        run("ocs", "read", "--device", e.address, "--protocol", protocol, "-o", tmp_path / "rb.csv", *pin, env=ENV)
         assert run("verify", "--config", tmp_path / "rb.csv", "--intended", cfg, "--plane", 1,
                    check=False).returncode == 0

@@ -11,7 +11,7 @@ import time
 import asyncssh
 import numpy as np
 import pytest
-from ocs_helpers import CREDS, WRONG, Emulator
+from ocs_helpers import CREDS, KNOWN_HOSTS, WRONG, Emulator
 
 from permnet.ocs.driver import DeviceError, open_driver
 from permnet.ocs.netconf import NC, OPSW, NetconfDriver, serve_netconf
@@ -19,7 +19,8 @@ from permnet.ocs.switchcore import SwitchCore
 
 
 def emulator(ports=16, **kw):
-    opts = {k: kw.pop(k) for k in ("reply_filter", "delay_ms") if k in kw}
+    opts = {k: kw.pop(k) for k in ("reply_filter", "delay_ms", "candidate", "max_failures", "lockout_s",
+                                   "host_key", "known_hosts") if k in kw}
     return Emulator(serve_netconf, SwitchCore(ports, **kw), credentials=CREDS, **opts)
 
 
@@ -178,6 +179,7 @@ def test_wrong_password_denied_without_leaking_it(monkeypatch):
         assert WRONG.password not in msg and CREDS.password not in msg
         monkeypatch.setenv("PERMNET_OCS_USER", CREDS.user)
         monkeypatch.setenv("PERMNET_OCS_PASSWORD", CREDS.password)
+        monkeypatch.setenv("PERMNET_KNOWN_HOSTS", KNOWN_HOSTS)
         with open_driver("netconf", emu.address, timeout=3) as d:
             assert d.size() == 8
 
@@ -201,15 +203,20 @@ def test_fault_refuse(capfd):
     assert "Traceback" not in capfd.readouterr().err
 
 
-def test_fault_drop_closes_the_session():
-    with emulator(8, faults="drop:2") as emu:
+@pytest.mark.parametrize("candidate", [True, False])
+def test_fault_drop_closes_the_session(candidate):
+    # with a candidate datastore the first edit was never committed: the
+    # dropped session leaves running as it was; without, the first edit is live
+    expect = [-1] * 8 if candidate else [1] + [-1] * 7
+    with emulator(8, faults="drop:2", candidate=candidate) as emu:
         with driver(emu) as d:
+            assert d.use_candidate == candidate
             d.connect([(0, 1)])
             with pytest.raises(DeviceError, match="connection lost during edit-config"):
                 d.connect([(1, 2)])
-        assert emu.core.snapshot().tolist() == [1] + [-1] * 7
+        assert emu.core.snapshot().tolist() == expect
         with driver(emu) as d:
-            assert d.read().tolist() == [1] + [-1] * 7
+            assert d.read().tolist() == expect
 
 
 def test_fault_deny_is_an_rpc_error_and_changes_nothing():
@@ -239,12 +246,15 @@ def test_fault_freeze_shorter_than_timeout():
         assert time.monotonic() - t >= 0.4 and d.read()[0] == 1
 
 
-def test_fault_misapply_is_visible_in_the_read_back():
-    with emulator(8, faults="misapply") as emu, driver(emu) as d:
-        d.connect([(0, 5), (1, 6)])
-        got = d.read()
-        assert got.tolist() == emu.core.snapshot().tolist()
-        assert got[1] == 6 and got[0] not in (5, 6, -1)
+def test_fault_misapply_is_visible_in_the_read_back_and_not_confirmed():
+    with emulator(8, faults="misapply") as emu:
+        with pytest.raises(DeviceError, match="differs from the committed candidate.*reverted"):
+            with driver(emu) as d:
+                d.connect([(0, 5), (1, 6)])
+                got = d.read()
+                assert got.tolist() == emu.core.snapshot().tolist()
+                assert got[1] == 6 and got[0] not in (5, 6, -1)
+        assert (emu.core.snapshot() == -1).all()         # cancel-commit put running back
 
 
 # ------------------------------------------------------------------ malformed replies

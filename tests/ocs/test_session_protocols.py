@@ -3,6 +3,7 @@ of the emulated switch: state persistence across restarts, concurrent
 clients, settling connections, and passwords that never reach a log."""
 
 import logging
+import re
 import threading
 import time
 
@@ -36,6 +37,8 @@ def test_state_survives_restart(proto, tmp_path):
         with driver(proto, emu) as d:
             d.connect([(0, 15), (3, 4), (9, 0)])
             before = d.read()
+            if hasattr(d, "finish"):          # NETCONF: confirm the commit, else the restart reverts it
+                d.finish()
             emu.restart()                     # management plane restart: the session is gone
             with pytest.raises(DeviceError):
                 d.read()
@@ -51,15 +54,29 @@ def test_concurrent_clients(proto):
     n, k = 48, 3
     errors = []
     with emulator(proto, n) as emu:
+        denied = []
+
         def work(c):
-            try:
-                with driver(proto, emu) as d:
-                    for i in range(c, n, k):        # client c owns ingresses i = c mod k
-                        d.connect([(i, (i + 7) % n)])
-                    got = d.read()
-                    assert all(got[i] == (i + 7) % n for i in range(c, n, k))
-            except Exception as exc:  # noqa: BLE001  collected and asserted below
-                errors.append(exc)
+            # NETCONF clients lock the datastores for their session: a client
+            # refused with lock-denied tries again (bounded) until the holder is done
+            for _ in range(200):
+                try:
+                    with driver(proto, emu) as d:
+                        for i in range(c, n, k):        # client c owns ingresses i = c mod k
+                            d.connect([(i, (i + 7) % n)])
+                        got = d.read()
+                        assert all(got[i] == (i + 7) % n for i in range(c, n, k))
+                    return
+                except DeviceError as exc:
+                    if "lock-denied" not in str(exc):
+                        errors.append(exc)
+                        return
+                    denied.append(str(exc))
+                    time.sleep(0.02)
+                except Exception as exc:  # noqa: BLE001  collected and asserted below
+                    errors.append(exc)
+                    return
+            errors.append(RuntimeError("never got the lock"))
         threads = [threading.Thread(target=work, args=(c,)) for c in range(k)]
         for t in threads:
             t.start()
@@ -67,6 +84,7 @@ def test_concurrent_clients(proto):
             t.join(20)
         assert not errors and not any(t.is_alive() for t in threads)
         assert emu.core.snapshot().tolist() == [(i + 7) % n for i in range(n)]
+        assert all(re.search(r"locked by session \d+", m) for m in denied)
 
 
 def test_settling_connections_read_as_tuning_then_established(proto):
