@@ -19,7 +19,7 @@ block).  A block preceded by ``<!-- slow -->`` runs only with ``-m slow``.
 Each block is one test, named after its page and line.  To paste the real
 output into a page after changing a command::
 
-    .venv/bin/python tests/test_docs_examples.py --update docs/howto/verify-switch.md [LINE ...]
+    .venv/bin/python tests/test_docs_examples.py --update docs/howto/verify-switch.md[:LINE] ...
 
 (only the commands whose output does not match are rewritten; re-add the
 ``...`` masks where the output is volatile).
@@ -274,5 +274,10 @@ def update(path: Path, only_lines: set[int]) -> None:
 if __name__ == "__main__":
     args = sys.argv[1:]
     if not args or args[0] != "--update" or len(args) < 2:
-        sys.exit("usage: test_docs_examples.py --update FILE.md [LINE ...]")
-    update(Path(args[1]).resolve(), {int(a) for a in args[2:]})
+        sys.exit("usage: test_docs_examples.py --update FILE.md[:LINE] ...")
+    wanted: dict = {}
+    for arg in args[1:]:
+        name, _, line = arg.partition(":")
+        wanted.setdefault(Path(name).resolve(), set()).update({int(line)} if line else set())
+    for path, lines in wanted.items():
+        update(path, lines)
