@@ -240,6 +240,27 @@ def test_site_builds(tmp_path):
                           env=_env(), text=True, capture_output=True, timeout=TIMEOUT_S)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert (tmp_path / "site" / "index.html").exists()
+    # the command reference lists every command, those the root group loads lazily included
+    html = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
+    missing = [name for name in _command_names() if f">{name}<" not in html and f">{name} <" not in html]
+    assert not missing, f"not in the command reference: {missing}"
+
+
+def _command_names() -> list[str]:
+    import click
+
+    from permnet.cli import cli
+
+    names, todo = [], [("permnet", cli)]
+    while todo:
+        prefix, group = todo.pop()
+        ctx = click.Context(group, info_name=prefix)
+        for name in group.list_commands(ctx):
+            sub = group.get_command(ctx, name)
+            names.append(f"{prefix} {name}")
+            if isinstance(sub, click.Group):
+                todo.append((f"{prefix} {name}", sub))
+    return sorted(names)
 
 
 # ---------------------------------------------------------------- --update
