@@ -35,7 +35,7 @@ test-slow: $(STAMP)
 
 # the documentation site (docs/, mkdocs.yml) -> build/site, offline, warnings are errors
 docs: $(STAMP)
-	$(VENV)/bin/mkdocs build --strict -d build/site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d build/site
 
 bench: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/run.py -o bench
