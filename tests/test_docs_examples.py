@@ -224,6 +224,11 @@ def test_matcher():
     assert not matches(["x ... y"], ["x 1 z"])
 
 
+def test_readme_is_a_five_minute_read():
+    """README.md stays at most 12 KB: the worked sessions live in docs/."""
+    assert (ROOT / "README.md").stat().st_size <= 12 * 1024
+
+
 def test_every_page_has_its_examples_parsed():
     """A fence that is opened as console but never closed would swallow the rest of the page."""
     for path in doc_files():
