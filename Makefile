@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 OUT    ?= out/demo
 PYTEST_ARGS ?=
 
-.PHONY: all venv demo test test-slow bench bench-records synth clean distclean
+.PHONY: all venv demo test test-slow docs bench bench-records synth clean distclean
 
 all: test
 
@@ -32,6 +32,10 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=slow $(VENV)/bin/pytest -q -n 2
+
+# the documentation site (docs/, mkdocs.yml) -> build/site, offline, warnings are errors
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d build/site
 
 bench: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) bench/run.py -o bench

@@ -2,11 +2,15 @@
 
     python bench/orp_records.py --seconds 600 --workers 2 -o bench/records
     python bench/orp_records.py --seconds 600 --only 80:6,432:12 --update -o bench/records
+    python bench/orp_records.py --render -o bench/records      # no search: the table again
 
 Writes ``records.md`` (table), ``records.json`` and one Graph Golf file per
 instance (``h{n}r{r}.edges``, scored by ``permnet orp eval``) in the folder.
 ``--update`` keeps the rows of the instances not run from the folder's
-``records.json``; every row records its own wall-time budget.
+``records.json``; every row records its own wall-time budget.  ``--render``
+runs no search: it fills the published columns and the gap of every row of
+``records.json`` from ``permnet.gen.orp.records.PUBLISHED`` and writes both
+files again.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from permnet.fileio import atomic_write, dumps_json  # noqa: E402
-from permnet.gen.orp.records import INSTANCES  # noqa: E402
+from permnet.gen.orp.records import INSTANCES, PUBLISHED, gap_pct  # noqa: E402
 from permnet.graphgolf import run_records  # noqa: E402
 from sections.search import records_table  # noqa: E402
 
@@ -34,8 +38,12 @@ def main(argv=None):
     ap.add_argument("--scheduler", default=None, help="Dask scheduler address")
     ap.add_argument("--only", default=None, help="comma-separated n:r pairs (default: all 13)")
     ap.add_argument("--update", action="store_true", help="keep the other instances' rows of records.json")
+    ap.add_argument("--render", action="store_true",
+                    help="no search: refill the published columns of records.json and write the table again")
     ap.add_argument("-o", default=str(HERE / "records"))
     args = ap.parse_args(argv)
+    if args.render:
+        return render(Path(args.o))
     inst = INSTANCES if not args.only else [tuple(map(int, p.split(":"))) for p in args.only.split(",")]
     out = Path(args.o)
     out.mkdir(parents=True, exist_ok=True)
@@ -53,11 +61,26 @@ def main(argv=None):
     budgets = sorted({r["budget_seconds"] for r in new})
     meta = {"seconds_per_instance": budgets[0] if len(budgets) == 1 else None, "workers": args.workers,
             "sweep": args.sweep, "rows": new}
+    write(out, meta)
+
+
+def write(out: Path, meta: dict) -> None:
+    from permnet.fileio import markdown_table
+
     atomic_write(out / "records.json", dumps_json(meta))
     title, headers, trows = records_table(meta)
-    from permnet.fileio import markdown_table
     atomic_write(out / "records.md", "\n".join([f"## {title}", ""] + markdown_table(headers, trows)) + "\n")
     print("\n".join(markdown_table(headers, trows)))
+
+
+def render(out: Path) -> None:
+    """The published columns and gaps of ``out/records.json`` from ``PUBLISHED``; both files written again."""
+    meta = json.loads((out / "records.json").read_text())
+    for row in meta["rows"]:
+        pub = PUBLISHED.get((row["hosts"], row["radix"]))
+        row["published_haspl"], row["published_switches"], row["published_diameter"] = pub or (None, None, None)
+        row["gap_pct"] = None if pub is None else gap_pct(row["haspl"], pub[0])
+    write(out, meta)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,11 @@ CASES: list = []
 
 
 def case(name, target):
+    """Register a timing case; a name registered again (a module imported a second
+    time, e.g. ``run`` as ``__main__`` and as ``run``) keeps its first registration."""
     def deco(f):
-        CASES.append((name, target, f))
+        if all(name != c[0] for c in CASES):
+            CASES.append((name, target, f))
         return f
     return deco
 

@@ -207,7 +207,7 @@ class Settings:
         return self.route.switches
 
     def description(self) -> dict:
-        """The explicit JSON description (README); 2x2 networks above
+        """The explicit JSON description (docs/reference/file-formats.md); 2x2 networks above
         :data:`DESCRIBE_LIMIT` wires are refused (it takes O(N log^2 N) bytes)."""
         if isinstance(self.route, benes.BenesRoute):
             require(self.size <= DESCRIBE_LIMIT,

@@ -2,7 +2,7 @@
 
 This simulator knows nothing about how settings were computed: it applies
 each stage's switches and the links between stages to a vector of values,
-exactly as the JSON description says (README, "Permutation networks"):
+exactly as the JSON description says (docs/reference/file-formats.md, "Beneš settings"):
 
 * a switch reads the values at its ``inputs`` positions; for a 2x2 switch
   state 1 swaps them, for an n x n switch output k takes input ``state[k]``;

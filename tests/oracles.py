@@ -54,7 +54,7 @@ def planes_match_edges(planes, M, S):
 
 
 def replay(desc):
-    """Apply the JSON description exactly as the README states it."""
+    """Apply the JSON description exactly as docs/reference/file-formats.md states it."""
     v = list(range(desc["size"]))
     for s, stage in enumerate(desc["stages"]):
         for sw in stage:

@@ -1,4 +1,4 @@
-"""The import rules between layers (README, "Where things go"), read from the
+"""The import rules between layers (docs/reference/layout.md, "Where things go"), read from the
 source with ``ast``: ``gen`` imports nothing above it, ``hdl`` never imports
 the ``sim`` models it is tested against, CLI modules reach no private name
 of another module and form no import cycle."""

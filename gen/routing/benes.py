@@ -774,7 +774,7 @@ def replay(r: BenesRoute, threads: bool | None = None) -> np.ndarray:
 
 
 def network_description(r: BenesRoute) -> dict:
-    """The explicit, convention-free JSON description (see README):
+    """The explicit, convention-free JSON description (docs/reference/file-formats.md):
     ``stages`` of switches with ``inputs`` and ``state``, and ``links``."""
     links = _links_kernel(r.size, r.stages, -1)
     stages = []

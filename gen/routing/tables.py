@@ -11,7 +11,7 @@ dependencies from it.
 
     >>> from permnet.gen.routing import tables
     >>> net = tables.network("ldi", 18, 3)
-    >>> net.table.nodes(7, 14)          # Melhem's Theorem 3 route (README example)
+    >>> net.table.nodes(7, 14)          # Melhem's Theorem 3 route (docs/theory/melhem.md)
     [7, 3, 10, 14]
 
 Routing functions

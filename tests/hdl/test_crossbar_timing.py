@@ -1,5 +1,5 @@
 # amaranth: UnusedElaboratable=no
-"""The crossbar timing the Verilog header and README state (TIMING_NOTES),
+"""The crossbar timing the Verilog header and docs/tutorials/fpga-network.md state (TIMING_NOTES),
 checked cycle by cycle in the Amaranth simulator."""
 
 from amaranth.sim import Simulator

@@ -100,7 +100,7 @@ def test_lift_bad_input_is_one_error():
 
 
 def test_sweep_anneals_the_lift_candidate_and_reaches_the_published_80_6_graph(tmp_path):
-    # the README's example: the library on one worker, the CLI on two, the same graph
+    # the example of docs/tutorials/records.md: the library on one worker, the CLI on two, the same graph
     a = sweep(80, 6, sweep=3, evaluations=10_000, seed=1, workers=1, restarts=2, objective="golf")
     out = json.loads(run("orp", "search", "-n", 80, "-r", 6, "--sweep", 3, "--evals", 10_000, "--seed", 1,
                          "--objective", "golf", "--workers", 2, "-o", tmp_path / "h80.edges", "--json").stdout)

@@ -172,9 +172,9 @@ def test_large_random_is_verified():
 
 
 def _straighten_idle(desc, used):
-    """The README's rule applied by hand to the settings of the completed
+    """The rule of docs/theory/protsenko.md applied by hand to the settings of the completed
     permutation: stage by stage, a switch whose two inputs both carry
-    unused inputs is set straight (0); the values then move as the README says."""
+    unused inputs is set straight (0); the values then move as that page says."""
     v = list(range(desc["size"]))
     stages = [[dict(sw) for sw in stage] for stage in desc["stages"]]
     for si, stage in enumerate(stages):
@@ -194,7 +194,7 @@ def _straighten_idle(desc, used):
 
 @given(perms(partial=True), st.sampled_from(["benes", "waksman"]))
 def test_unused_inputs_as_the_readme_states(p, network):
-    """README: the completed permutation (unused inputs to the unused outputs
+    """docs/theory/protsenko.md: the completed permutation (unused inputs to the unused outputs
     in increasing order) is routed, then idle switches are set straight; so
     the unused inputs end on the unused outputs, in an order the network chooses."""
     n = len(p)
