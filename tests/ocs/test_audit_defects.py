@@ -123,4 +123,7 @@ def test_device_errors_of_apply_go_to_stderr(tmp_path):
     p = run("ocs", "apply", "--config", tmp_path / "p.json", "--protocol", "scpi", "--device",
             f"sw=127.0.0.1:{port}", "--device-ports", 4, check=False)
     assert p.returncode == 2 and "UNREACHABLE" in p.stdout
-    assert p.stderr.startswith("permnet: error: sw (scpi): cannot connect") and p.stderr.count("\n") == 1
+    # one line per device error, then the verdict: nothing else on stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("permnet: error: sw (scpi): cannot connect")
+    assert lines[1].startswith("permnet: UNREACHABLE")
