@@ -126,7 +126,7 @@ def _fabric(out: Path, M: int, S: int, report: dict) -> list[Path]:
     # circuit of every plane is walked through the cabling (permnet fabric verify)
     verdict = verify_readback(out / "ldi" / "fabric.json", out / "ldi" / "devices")
     report["fabric"].update(circuits=verdict.circuits, broken=len(verdict.broken), extra=len(verdict.extra),
-                            match=verdict.ok)
+                            verified=verdict.ok)
     return [inv] + sorted(p for p in (out / "ldi").rglob("*") if p.is_file())
 
 

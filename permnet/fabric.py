@@ -435,7 +435,7 @@ class FabricVerdict:
         return not self.broken
 
     def as_dict(self) -> dict:
-        return {"match": self.ok, "circuits": self.circuits, "broken": self.broken,
+        return {"verified": self.ok, "circuits": self.circuits, "broken": self.broken,
                 "devices_read": self.devices_read, "extra": self.extra}
 
     def lines(self) -> list[str]:

@@ -42,7 +42,7 @@ class Report:
         return not (self.missing or self.extra or self.conflicting or self.not_established)
 
     def as_dict(self) -> dict:
-        return {"match": self.ok, "missing": [list(t) for t in self.missing],
+        return {"verified": self.ok, "missing": [list(t) for t in self.missing],
                 "extra": [list(t) for t in self.extra], "conflicting": self.conflicting,
                 "not_established": [list(t) for t in self.not_established], "warnings": list(self.warnings),
                 "planes": self.planes}

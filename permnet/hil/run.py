@@ -67,7 +67,7 @@ class HilRunReport:
 
     def as_dict(self) -> dict:
         out = self.verify.as_dict() if self.verify is not None else {}
-        out["match"] = self.ok
+        out["verified"] = self.ok
         out["hil"] = {"url": self.url, "info": self.info, "prbs": self.prbs, "prbs_failures": self.prbs_failures,
                       "benes": self.benes, "nexthop": None if self.nexthop is None else self.nexthop.as_dict(),
                       "link": {} if self.link is None else self.link.as_dict(), "timing": self.timing}

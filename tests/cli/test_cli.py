@@ -57,7 +57,7 @@ def test_verify_reports_mismatch(tmp_path):
     p = run("verify", "--config", dump, "--topology", "ldi", "--nodes", 9, "--degree", 3, "--json", check=False)
     assert p.returncode == 1
     rep = json.loads(p.stdout)
-    assert rep["missing"] == [[0, 0, 0]] and len(rep["conflicting"]) == 2 and not rep["match"]
+    assert rep["missing"] == [[0, 0, 0]] and len(rep["conflicting"]) == 2 and not rep["verified"]
 
 
 def test_faults_json(tmp_path):
@@ -99,12 +99,12 @@ def test_demo_fabric_verifies_from_its_own_device_files(tmp_path):
     run("demo", "-o", tmp_path / "d", "-M", 200, "-S", 4)
     fab = tmp_path / "d" / "fabric" / "ldi"
     p = run("fabric", "verify", "--fabric", fab / "fabric.json", "--readback", fab / "devices", "--json")
-    assert json.loads(p.stdout)["match"] is True or "MATCH" in p.stdout
+    assert json.loads(p.stdout)["verified"] is True or "MATCH" in p.stdout
     report = json.loads((tmp_path / "d" / "report.json").read_text())
     assert report["fabric"]["max_passes"] == 3
     assert report["fabric"]["devices_used"] == len(list((fab / "devices").iterdir()))
     # the demo composes its own device files with the cabling too, and says so
-    assert (report["fabric"]["circuits"], report["fabric"]["broken"], report["fabric"]["match"]) == (200 * 4, 0, True)
+    assert (report["fabric"]["circuits"], report["fabric"]["broken"], report["fabric"]["verified"]) == (200 * 4, 0, True)
     assert "## OCS fabric" in (tmp_path / "d" / "report.md").read_text()
 
 

@@ -131,7 +131,7 @@ def test_verify_names_the_device_of_an_altered_crossconnect(tmp_path, capsys):
     p = run("fabric", "verify", "--fabric", out / "fabric.json", "--readback", rb, "--json", check=False)
     assert p.returncode == 1, p.stderr
     rep = json.loads(p.stdout)
-    assert not rep["match"] and rep["broken"]
+    assert not rep["verified"] and rep["broken"]
     assert {b["device"] for b in rep["broken"]} == {victim.stem}
     # the wrong device's file, ports out of range, a missing read-back: unusable input
     shutil.copy(out / "devices" / victim.name, rb / victim.name)

@@ -150,6 +150,6 @@ def test_cli_hil_run(hil_url, tmp_path, capsys):
     ocsconfig.write(ocsconfig.OcsConfig(np.array(planes)), cfg)
     code = main(["hil", "run", "--url", hil_url, "--config", str(cfg), "--plane", "1", "--prbs", "300", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["match"] is True
+    assert code == 0 and out["verified"] is True
     assert out["hil"]["nexthop"] is None or out["hil"]["nexthop"]["mismatches"] == []
     assert out["missing"] == [] and out["conflicting"] == []
