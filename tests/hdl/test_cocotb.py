@@ -63,7 +63,12 @@ def _run(sim, name):
     assert total >= 1 and failed == 0, f"{name} on {sim}: {failed} of {total} cocotb tests failed"
 
 
+# make test builds one Verilator model per module kind (closed and table next-hop units, a TDM
+# crossbar, a pipelined Benes network); the other configurations of the same modules run under -m slow
+SLOW = {"nexthop_18_3_p2", "nexthop_3000_10_p3", "crossbar_8x8", "benes_11_waksman"}
+
+
 @pytest.mark.parametrize("sim", SIMULATORS)
-@pytest.mark.parametrize("name", sorted(CONFIGS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(CONFIGS)])
 def test_cocotb(sim, name):
     _run(sim, name)

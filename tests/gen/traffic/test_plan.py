@@ -104,6 +104,7 @@ def test_circuits_are_maximum_weight_matchings():
     assert sum(D[i, c[0][i]] for i in range(7)) == pytest.approx(best)
 
 
+@pytest.mark.slow
 def test_large_m_candidates_still_find_the_stencil():
     """Above 512 nodes the matchings use each row's heaviest arcs only."""
     r = plan_planes(pattern("stencil2d", 1024), 4)
