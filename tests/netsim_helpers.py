@@ -51,3 +51,23 @@ def run_main(argv, capsys) -> Ran:
         code = exc.code
     out = capsys.readouterr()
     return Ran(code, out.out, out.err)
+
+
+def compiled_equals_cpython(table, *, lanes: int, kind: int = 0, cdf=None, extra=()):
+    """Run the kernel (:func:`permnet.sim.netsim.kernel.simulate`) and the same loop in CPython
+    (``simulate.py_func``) on ``table`` (2 VCs, 4-flit buffers, load 0.5, 2-flit packets, 20 warm-up
+    and 60 measured cycles, seed 3) and assert every output array is equal; returns the stats."""
+    from permnet.sim.netsim import kernel
+
+    S, M = table.planes.shape
+    up = np.empty_like(table.planes)
+    for y in range(S):
+        up[y, table.planes[y]] = np.arange(M)
+    e = np.zeros(0, dtype=np.int64)
+    args = (table.planes, up, table.length, table.hops, 2, 4, False, lanes, 16, kind,
+            np.zeros(1, np.int64), 0.5, 2, 0, 0.0, np.zeros((1, 1)) if cdf is None else cdf, e, e, e, e,
+            20, 60, 200, 100, 3, 1000, *extra)
+    fast, slow = kernel.simulate(*args), kernel.simulate.py_func(*args)
+    for x, y in zip(fast, slow):
+        assert np.array_equal(x, y)
+    return fast[0]

@@ -63,6 +63,20 @@ def _derangement(M, rng):
             return p
 
 
+def swap_images(plane: np.ndarray, j: int, rng) -> np.ndarray:
+    """The search move on one plane: a copy of ``plane`` with the images of ``j`` random node pairs
+    exchanged (a pair is skipped where the exchange would make a fixed point or leave it as is:
+    ``x == y``, ``plane[y] == x`` or ``plane[x] == y``); the result is again a permutation."""
+    plane = plane.copy()
+    M = len(plane)
+    for _ in range(j):
+        x, y = rng.integers(M, size=2)
+        if x == y or plane[y] == x or plane[x] == y:
+            continue
+        plane[x], plane[y] = plane[y], plane[x]
+    return plane
+
+
 @njit(cache=True)
 def _all_pairs(inv):
     """(sum of d(u, v) over ordered pairs, diameter, strongly connected) of the
@@ -245,12 +259,7 @@ def optimize_mixed(M: int, S: int, user: list[tuple[str, np.ndarray]] | list[np.
         frac = (evals / budget_evals) if budget_evals else (time.perf_counter() - t0) / seconds
         j = max(1, int(round((M / 16) * (1 - min(frac, 1.0)) ** 2)))
         q = int(rng.integers(S - K))
-        plane = free[q].copy()
-        for _ in range(j):
-            x, y = rng.integers(M, size=2)
-            if x == y or plane[y] == x or plane[x] == y:
-                continue
-            plane[x], plane[y] = plane[y], plane[x]
+        plane = swap_images(free[q], j, rng)
         trial = free.copy()
         trial[q] = plane
         tot, _ = score_all(trial)

@@ -63,6 +63,7 @@ import numpy as np
 from numba import njit, prange
 
 from permnet.gen.errors import require
+from permnet.gen.planes.mixed_search import swap_images
 from permnet.gen.traffic.demand import check_demand
 
 __all__ = ["PlanResult", "RouteStats", "plan_planes", "route_stats", "circuit_planes", "free_planes"]
@@ -379,12 +380,7 @@ def _improve(planes, K, prepared, best: float, evaluations: int, seed: int):
     for e in range(evaluations):
         j = max(1, int(round((M / 16) * (1 - e / evaluations) ** 2)))
         q = int(rng.integers(K, S))
-        plane = cur[q].copy()
-        for _ in range(j):
-            x, y = rng.integers(M, size=2)
-            if x == y or plane[y] == x or plane[x] == y:
-                continue
-            plane[x], plane[y] = plane[y], plane[x]
+        plane = swap_images(cur[q], j, rng)
         trial = cur.copy()
         trial[q] = plane
         h = _mean_hops(trial, prepared)

@@ -6,6 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from netsim_helpers import compiled_equals_cpython
 from permnet.gen.routing import tables
 from permnet.gen.topologies import ldi
 from permnet.sim import netsim
@@ -99,19 +100,8 @@ def test_deterministic_for_a_seed():
 
 
 def test_compiled_loop_equals_the_same_loop_in_cpython():
-    net = tables.network("ldi", 9, 3)
-    t = net.table
-    S, M = t.planes.shape
-    up = np.empty_like(t.planes)
-    for y in range(S):
-        up[y, t.planes[y]] = np.arange(M)
-    e = np.zeros(0, dtype=np.int64)
-    args = (t.planes, up, t.length, t.hops, 2, 4, False, 3, 16, 0,
-            np.zeros(1, np.int64), 0.5, 2, 0, 0.0, np.zeros((1, 1)), e, e, e, e, 20, 60, 200, 100, 3, 1000)
-    fast, slow = kernel.simulate(*args), kernel.simulate.py_func(*args)
-    for x, y in zip(fast, slow):
-        assert np.array_equal(x, y)
-    assert fast[0][kernel.STAT_FIELDS.index("delivered")] > 20
+    stats = compiled_equals_cpython(tables.network("ldi", 9, 3).table, lanes=3)
+    assert stats[kernel.STAT_FIELDS.index("delivered")] > 20
 
 
 def test_one_vc_deadlocks_and_is_detected():
