@@ -28,8 +28,9 @@ ejected here: ``c + 1 - t0`` at the tail, the simulator's latency, creation
 to the end of the tail's cycle), ``misdelivered`` (tails ejected here with
 another ``dst``), ``payload_errors`` (flits whose payload differs from
 :func:`payload_of`), ``dropped``.  ``cycle`` is the global cycle counter;
-``clear`` (one cycle) zeroes it and every counter (the generators restart
-at the next ``start``).  Counter updates of cycle c are visible from c + 1.
+``clear`` (one cycle) zeroes it and every counter and resets the network
+(buffers, credits, arbiters, source queues: packets in flight are
+discarded), so that every run starts from the simulator's initial state.  Counter updates of cycle c are visible from c + 1.
 
 Latency: the generator adds none (a descriptor is at ``inj`` in its creation
 cycle); the router's timing is :class:`permnet.hdl.router.Router`'s.
@@ -37,7 +38,7 @@ cycle); the router's timing is :class:`permnet.hdl.router.Router`'s.
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, ResetInserter, Signal
 from amaranth.lib import wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
@@ -176,7 +177,9 @@ class NetworkGen(NetworkRoutes, wiring.Component):
     def elaborate(self, platform):
         m = Module()
         M, K, ip = self.M, self.K, self.ip
-        m.submodules.ip = ip
+        # clear resets the network too (buffers, credits, round-robin pointers, source queues): every
+        # run starts from the simulator's initial state, whatever the previous run left
+        m.submodules.ip = ResetInserter({"sync": self.clear})(ip)
         forward_ports(m, self, ip, ip.plane_ports)
         cycle = Signal(self.cb)
         m.d.sync += cycle.eq(cycle + 1)
@@ -186,13 +189,15 @@ class NetworkGen(NetworkRoutes, wiring.Component):
         count = {name: [Signal(self.cw, name=f"{name}{n}") for n in range(M)] for name in COUNTERS}
         self.gens = []
         for n in range(M):
-            g = m.submodules[f"gen{n}"] = TrafficGen(M, n)
+            g = TrafficGen(M, n)
+            m.submodules[f"gen{n}"] = ResetInserter({"sync": self.clear})(g)
             self.gens.append(g)
             m.d.comb += [g.active.eq(active), g.first.eq(cycle == self.start), g.pattern.eq(self.pattern),
                          g.rate.eq(self.rate), g.seed.eq(self.seed), g.hot.eq(self.hot),
                          g.hot_frac.eq(self.hot_frac), g.perm.eq(self.perm[n])]
             # the source queue, bypassed when empty: a new descriptor reaches inj in its creation cycle
-            q = m.submodules[f"queue{n}"] = SyncFIFO(width=self.nb + self.zb + self.cb, depth=self.Q)
+            q = SyncFIFO(width=self.nb + self.zb + self.cb, depth=self.Q)
+            m.submodules[f"queue{n}"] = ResetInserter({"sync": self.clear})(q)
             new = Cat(g.dst, self.size, cycle)
             inj = ip.inj[n]
             front = Mux(q.r_rdy, q.r_data, new)

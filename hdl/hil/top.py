@@ -45,8 +45,8 @@ from permnet.hdl.nexthop import LdiNextHop, LdiNextHopTable
 __all__ = ["HilTop", "DESIGNS", "generated", "register_map_text"]
 
 DESIGNS = tuple(R.DESIGNS)       # each design is the blocks regmap.DESIGNS lists
-RX_FIFO_DEPTH = 32
-NET_BUFFER, NET_FLIT_WIDTH, NET_QUEUE = 4, 8, 16   # the network design's routers and source queues   # UART mode: bytes received while an answer is being sent
+RX_FIFO_DEPTH = 32   # UART mode: bytes received while an answer is being sent
+NET_BUFFER, NET_FLIT_WIDTH, NET_QUEUE = 4, 8, 64   # the network design's routers and source queues
 
 
 def _block(name):
@@ -330,7 +330,7 @@ class HilTop(wiring.Component):
 
 def network_gen(M: int, S: int):
     """The network of the ``network`` design: LDI(M, S) with its family routing (route tables),
-    hop-indexed VCs (as many as the longest route), 4-flit buffers, 8-bit flit payloads, 16-deep
+    hop-indexed VCs (as many as the longest route), 4-flit buffers, 8-bit flit payloads, 64-deep
     source queues (:class:`permnet.hdl.hil.netgen.NetworkGen`)."""
     from permnet.gen.routing import tables
     from permnet.hdl.hil.netgen import NetworkGen

@@ -43,6 +43,7 @@ class NetworkRunReport:
     want: dict = field(default_factory=dict)
     diffs: list = field(default_factory=list)
     timing: dict = field(default_factory=dict)
+    link: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -51,7 +52,7 @@ class NetworkRunReport:
     def as_dict(self) -> dict:
         return {"url": self.url, "network": self.network, "params": self.params, "start": self.start,
                 "stop": self.stop, "packets": self.packets, "last_delivery": self.last_delivery, "got": self.got,
-                "want": self.want, "diffs": self.diffs, "ok": self.ok,
+                "want": self.want, "diffs": self.diffs, "ok": self.ok, "link": self.link,
                 "timing": {k: round(v, 3) for k, v in self.timing.items()}}
 
     def lines(self) -> list[str]:
@@ -125,6 +126,7 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
         rep.timing["run_s"] = time.perf_counter() - t
         for name in R.NET_COUNTERS:
             rep.got[name] = link.read(R.addr("netgen", name), M)
+        rep.link = link.counters().as_dict()
     for name in R.NET_COUNTERS:
         rep.diffs += [[name, n, g, w] for n, (g, w) in enumerate(zip(rep.got[name], rep.want[name])) if g != w]
     rep.timing["total_s"] = time.perf_counter() - t0
