@@ -44,7 +44,7 @@ def test_link_faults_during_a_run_leave_the_counters_exact(net_exe):
     from permnet.hdl.hil.verilator import SimServer
     from permnet.hil.netrun import run_network
 
-    with SimServer(net_exe, faults=["corrupt:40", "drop:400"], max_seconds=120) as srv:
+    with SimServer(net_exe, faults=["corrupt:40", "drop:200"], max_seconds=120) as srv:
         rep = run_network(srv.url, cycles=500, timeout=0.3, params=GenParams("uniform", rate=rate_of(0.1), size=4,
                                                                              seed=2))
     assert rep.ok, rep.diffs
