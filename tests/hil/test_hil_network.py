@@ -23,7 +23,7 @@ def net_exe():
             verilator_path()
         except Exception:
             pytest.skip("verilator not available")
-    from permnet.hdl.hil.verilator import SimServer, build
+    from permnet.hdl.hil.verilator import build
 
     params = dict(NET_MODEL)
     return build(BUILD, design=params.pop("design"), **params)
