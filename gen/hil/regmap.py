@@ -39,6 +39,10 @@ Blocks (base addresses are constant, the array lengths follow the design):
 * ``xbar_prbs`` (0x2000), ``benes_prbs`` (0x4000): per-port PRBS7/PRBS31
   generators on the ingress side and self-synchronising checkers on the
   egress side, with per-egress word and error counters;
+* ``netgen`` (0x6000): the live-traffic network (:mod:`permnet.hdl.hil.netgen`):
+  generator parameters, start and stop cycles, clear, the permutation
+  table, the run's cycle counter and the per-node counters
+  (:data:`NET_COUNTERS`, one array of M each, at 0x100 + 0x100 i);
 * ``identifier_mem`` (0xF000): the design's name, one character per word,
   NUL-terminated (what ``litex_cli --ident`` prints).
 """
@@ -55,14 +59,17 @@ from permnet.gen.errors import require
 
 __all__ = ["ID", "VERSION", "Register", "Block", "BLOCKS", "BLOCK_WORDS", "DESIGNS", "block", "reg",
            "block_registers", "BASES", "registers", "addr", "to_markdown", "to_csv", "DESIGN_BITS", "MAX_PORTS",
-           "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words"]
+           "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words", "NET_COUNTERS"]
 
 ID = 0x504E484C          # "PNHL"
 VERSION = 0x00010000     # 1.0
 MAX_PORTS = 1024
 IDENT_WORDS = 64         # identifier characters, NUL included
 BLOCK_WORDS = 0x1000     # each block decodes the 12 low bits of the word address
-DESIGN_BITS = {"crossbar": 0, "benes": 1, "nexthop": 2, "framed": 8, "uart": 9}
+DESIGN_BITS = {"crossbar": 0, "benes": 1, "nexthop": 2, "network": 3, "framed": 8, "uart": 9}
+NET_COUNTERS = ("gen_packets", "inj_packets", "inj_flits", "ej_packets", "ej_flits", "lat_sum", "lat_max",
+                "misdelivered", "payload_errors", "dropped")   # permnet.hdl.hil.netgen.COUNTERS, in this order
+MAX_NET_NODES = 256
 ACCESS = ("RO", "RW", "W")
 
 
@@ -158,7 +165,7 @@ def _sys():
     return [
         reg("id", 0x000, "RO", f"identification {ID:#010x} ('PNHL')"),
         reg("version", 0x001, "RO", "major [31:16], minor [15:0]"),
-        reg("design", 0x002, "RO", "bit 0 crossbar, 1 Beneš, 2 next hop, 8 framed mode, 9 UART"),
+        reg("design", 0x002, "RO", "bit 0 crossbar, 1 Beneš, 2 next hop, 3 network, 8 framed mode, 9 UART"),
         reg("scratch", 0x003, "RW", "free for the host (link test)"),
         reg("cycles", 0x004, "RO", "clock cycles since reset (wraps)"),
         reg("bridge_errors", 0x005, "RO", "framed requests with a bad CRC [15:0], "
@@ -231,6 +238,32 @@ def _nexthop():
     ]
 
 
+@block("netgen", 0x6000, "live-traffic network: generators, start/stop, per-node counters")
+def _netgen(M: int = 18):
+    require(2 <= M <= MAX_NET_NODES, f"the network design holds 2..{MAX_NET_NODES} nodes, got {M}")
+    regs = [
+        reg("info", 0x000, "RO", "M [15:0], S [23:16], VCs [27:24], log2 buffer [31:28]"),
+        reg("info2", 0x001, "RO", "flit payload bits [7:0], source queue [23:8], lanes [31:24]"),
+        reg("ctrl", 0x002, "W", "write bit 0: clear the run (cycle counter and every counter to 0)"),
+        reg("cycle", 0x003, "RO", "cycles since the last clear (the generators' clock)"),
+        reg("pattern", 0x004, "RW", "0 uniform, 1 hotspot, 2 permutation, 3 bitcomp, 4 transpose"),
+        reg("rate", 0x005, "RW", "injection threshold, units of 2^-16 packets per node per cycle"),
+        reg("size", 0x006, "RW", "flits per packet"),
+        reg("seed_lo", 0x007, "RW", "generator seed [31:0]"),
+        reg("seed_hi", 0x008, "RW", "generator seed [63:32]"),
+        reg("hot", 0x009, "RW", "hot-spot node"),
+        reg("hot_frac", 0x00A, "RW", "share of packets to the hot spot, units of 2^-16"),
+        reg("start", 0x00B, "RW", "first cycle the generators run"),
+        reg("stop", 0x00C, "RW", "first cycle they no longer run"),
+        reg("perm", 0x080, "RW", "permutation pattern: destination of node n", count=M, array=True)
+        if M <= 0x80 else reg("perm", 0xC00, "RW", "permutation pattern: destination of node n",
+                              count=M, array=True),
+    ]
+    regs += [reg(name, 0x100 * (i + 1), "RO", f"per node: {name.replace('_', ' ')}", count=M, array=True)
+             for i, name in enumerate(NET_COUNTERS)]
+    return regs
+
+
 @block("identifier_mem", 0xF000, "identification string (LiteX's identifier_mem)")
 def _identifier():
     return [reg("data", 0x000, "RO", f"the design's name, one character per word, NUL-terminated "
@@ -247,6 +280,7 @@ DESIGNS: dict[str, tuple[str, ...]] = {
     "crossbar": ("sys", "xbar", "xbar_prbs", "identifier_mem"),
     "benes": ("sys", "benes", "benes_prbs", "identifier_mem"),
     "nexthop": ("sys", "nexthop", "identifier_mem"),
+    "network": ("sys", "netgen", "identifier_mem"),
     "all": ("sys", "xbar", "xbar_prbs", "benes", "benes_prbs", "nexthop", "identifier_mem"),
 }
 

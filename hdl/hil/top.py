@@ -46,6 +46,7 @@ __all__ = ["HilTop", "DESIGNS", "generated", "register_map_text"]
 
 DESIGNS = tuple(R.DESIGNS)       # each design is the blocks regmap.DESIGNS lists
 RX_FIFO_DEPTH = 32   # UART mode: bytes received while an answer is being sent
+NET_BUFFER, NET_FLIT_WIDTH, NET_QUEUE = 4, 8, 64   # the network design's routers and source queues
 
 
 def _block(name):
@@ -63,6 +64,7 @@ class HilTop(wiring.Component):
         self.has_xbar = "xbar" in blocks
         self.has_benes = "benes" in blocks
         self.has_nh = "nexthop" in blocks
+        self.has_net = "netgen" in blocks
         require(isinstance(width, int) and 1 <= width <= 32, f"data width must be 1..32, got {width}")
         self.width = width
         self.ports, self.slots, self.size = ports, slots, size
@@ -87,6 +89,9 @@ class HilTop(wiring.Component):
             self.nh_h = form[0] if form else 0
             self.nh = (LdiNextHopTable(M, S, pipeline=nh_pipeline) if self.nh_table
                        else LdiNextHop(M, S, pipeline=nh_pipeline))
+        if self.has_net:
+            self.M, self.S = M, S
+            self.net = network_gen(M, S)
         self.framed, self.uart_divisor = framed, uart_divisor
         require(uart_divisor is None or idle_timeout >= 20 * uart_divisor,
                 f"the idle time-out ({idle_timeout} cycles) must span at least two UART characters "
@@ -102,6 +107,7 @@ class HilTop(wiring.Component):
     def design_bits(self) -> int:
         b = R.DESIGN_BITS
         return ((self.has_xbar << b["crossbar"]) | (self.has_benes << b["benes"]) | (self.has_nh << b["nexthop"])
+                | (self.has_net << b["network"])
                 | (self.framed << b["framed"]) | ((self.uart_divisor is not None) << b["uart"]))
 
     def identifier(self) -> str:
@@ -113,12 +119,14 @@ class HilTop(wiring.Component):
             parts.append(f"{self.benes.network} {self.size}")
         if self.has_nh:
             parts.append(f"nexthop LDI({self.M},{self.S})")
+        if self.has_net:
+            parts.append(f"network LDI({self.M},{self.S})")
         major, minor = R.VERSION >> 16, R.VERSION & 0xFFFF
         return f"permnet HIL {major}.{minor}: " + ", ".join(parts) + f", {self.width}-bit"
 
     def _regmap_params(self) -> dict:
         return {"ports": self.ports, "slots": self.slots, "size": self.size,
-                "word_chunks": self.word_chunks if self.has_benes else 1}
+                "word_chunks": self.word_chunks if self.has_benes else 1, **({"M": self.M} if self.has_net else {})}
 
     def registers(self):
         """The register map this top level decodes (for ``permnet hil regmap``)."""
@@ -295,6 +303,10 @@ class HilTop(wiring.Component):
                        "hop": hop, "result": result})
             regs.check()
 
+        # --- live-traffic network ---
+        if self.has_net:
+            _net_elaborate(self, m, decode("netgen"), wdata)
+
         # PRBS reads come from the banks' own registered data
         if rd_x or rd_b:
             with m.If(re):
@@ -314,6 +326,47 @@ class HilTop(wiring.Component):
         require(not missing, f"HIL design {self.design!r}: block(s) {', '.join(missing)} of regmap.DESIGNS "
                 "have no logic in HilTop")
         return m
+
+
+def network_gen(M: int, S: int):
+    """The network of the ``network`` design: LDI(M, S) with its family routing (route tables),
+    hop-indexed VCs (as many as the longest route), 4-flit buffers, 8-bit flit payloads, 64-deep
+    source queues (:class:`permnet.hdl.hil.netgen.NetworkGen`)."""
+    from permnet.gen.routing import tables
+    from permnet.hdl.hil.netgen import NetworkGen
+
+    ldi.check_params(M, S)
+    require(M <= R.MAX_NET_NODES, f"the network design holds at most {R.MAX_NET_NODES} nodes, got M={M}")
+    t = tables.network("ldi", M, S).table
+    return NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=t.max_hops, buffer=NET_BUFFER,
+                      flit_width=NET_FLIT_WIDTH, queue=NET_QUEUE)
+
+
+def _net_elaborate(self, m, regs, wdata):
+    """The ``netgen`` block: registers into :class:`permnet.hdl.hil.netgen.NetworkGen`'s ports."""
+    net = self.net
+    m.submodules.net = net
+    names = ("pattern", "rate", "size", "seed_lo", "seed_hi", "hot", "hot_frac", "start", "stop")
+    r = {name: Signal(32, name=f"net_{name}", init=1 if name == "size" else 0) for name in names}
+    perm = [Signal(32, name=f"net_perm{n}") for n in range(net.M)]
+    for name in names:
+        with m.If(regs.write(name)):
+            m.d.sync += r[name].eq(wdata)
+    for n in range(net.M):
+        with m.If(regs.write("perm", n)):
+            m.d.sync += perm[n].eq(wdata)
+    with m.If(regs.write("ctrl")):
+        m.d.comb += net.clear.eq(wdata[0])
+    m.d.comb += [net.pattern.eq(r["pattern"]), net.rate.eq(r["rate"]), net.size.eq(r["size"]),
+                 net.seed.eq(Cat(r["seed_lo"], r["seed_hi"])), net.hot.eq(r["hot"]), net.hot_frac.eq(r["hot_frac"]),
+                 net.start.eq(r["start"]), net.stop.eq(r["stop"])]
+    m.d.comb += [net.perm[n].eq(perm[n]) for n in range(net.M)]
+    values = {name: r[name] for name in names} | {"perm": perm, "cycle": net.cycle}
+    values |= {name: [getattr(net, name)[n] for n in range(net.M)] for name in R.NET_COUNTERS}
+    values["info"] = net.M | (net.S << 16) | (net.V << 24) | ((net.B.bit_length() - 1) << 28)
+    values["info2"] = net.W | (net.Q << 8) | (net.L << 24)
+    regs.read(values)
+    regs.check()
 
 
 def generated(design: str = "crossbar", **params):

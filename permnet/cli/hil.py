@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import POSITIVE_FLOAT, SEED, emit_verdict
+from permnet.cli.common import POSITIVE_FLOAT, SEED, emit_verdict, ints
+from permnet.gen.errors import require
+from permnet.gen.hil.netgen import PATTERNS as NET_PATTERNS
 from permnet.cli.rtl_modules import hil_options, hil_params
 
 
@@ -35,8 +37,21 @@ def sim(listen, faults, max_seconds, opt, build_dir, **options):
 
 @hil.command()
 @click.option("--url", required=True, help="socket://127.0.0.1:PORT, /dev/ttyUSB0, loop://")
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
-              help="OCS configuration file (planes) to load")
+@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False),
+              help="OCS configuration file (planes) to load (not with --design network)")
+@click.option("--design", type=click.Choice(["network"]), default=None,
+              help="network: live traffic for --cycles cycles, counters beside netsim's")
+@click.option("--cycles", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="network: cycles the generators run")
+@click.option("--pattern", type=click.Choice(list(NET_PATTERNS)), default="uniform", show_default=True)
+@click.option("--load", type=POSITIVE_FLOAT, default=0.1, show_default=True,
+              help="network: packets per node per cycle")
+@click.option("--packet-size", type=click.IntRange(1, 255), default=4, show_default=True,
+              help="network: flits per packet")
+@click.option("--hot", type=click.IntRange(min=0), default=0, show_default=True, help="network: hot-spot node")
+@click.option("--hot-frac", type=POSITIVE_FLOAT, default=0.125, show_default=True,
+              help="network: share of packets to the hot spot")
+@click.option("--perm", default=None, help="network, pattern permutation: destinations 3,0,7,...")
 @click.option("--plane", type=click.IntRange(min=0), default=None, help="plane to load (default 0, or one per slot)")
 @click.option("--prbs", "prbs_words", type=click.IntRange(min=0), default=0, help="PRBS words per port (0: none)")
 @click.option("--polynomial", type=click.Choice(["7", "31"]), default="7", show_default=True)
@@ -47,13 +62,26 @@ def sim(listen, faults, max_seconds, opt, build_dir, **options):
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--timeout", type=POSITIVE_FLOAT, default=1.0, show_default=True, help="seconds per answer")
 @click.option("--json", "as_json", is_flag=True)
-def run(url, config_path, plane, prbs_words, polynomial, samples, exhaustive, seed, timeout, as_json):
-    """Load, commit, read back and verify a configuration, run PRBS, probe the next hop.
+def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_frac, perm, plane, prbs_words,
+        polynomial, samples, exhaustive, seed, timeout, as_json):
+    """Load, commit, read back and verify a configuration, run PRBS, probe the next hop; or with
+    --design network run live traffic and compare every counter with netsim's.
 
     Exit 0 when everything matches, 1 on a mismatch (as permnet verify), 2 on
     unusable input or a link that does not answer."""
     from permnet.hil.run import run as run_hil
 
+    if design == "network":
+        from permnet.gen.hil.netgen import GenParams, rate_of
+        from permnet.hil.netrun import run_network
+
+        require(config_path is None, "--config: the network design takes no configuration (its planes are wires)")
+        params = GenParams(pattern, rate=rate_of(load), size=packet_size, seed=seed, hot=hot,
+                           hot_frac=rate_of(min(hot_frac, 1.0)),
+                           perm=tuple(ints(perm, "--perm")) if perm is not None else None)
+        emit_verdict(run_network(url, cycles=cycles, params=params, timeout=timeout), as_json)
+        return
+    require(config_path is not None, "missing option --config (an OCS configuration file)")
     rep = run_hil(url, config_path, plane=plane, prbs_words=prbs_words, polynomial=int(polynomial),
                   exhaustive=exhaustive, samples=samples, seed=seed, timeout=timeout)
     emit_verdict(rep, as_json)

@@ -1,0 +1,235 @@
+"""Live traffic and counters around the network IP (issue 25): the
+generators of :mod:`permnet.gen.hil.netgen` in gateware, a source queue per
+node, and per-node counters, around :class:`permnet.hdl.netip.NetworkIP`.
+
+Per node n, in the cycle whose global counter reads c:
+
+* the generator (:class:`TrafficGen`) draws as the model does: active when
+  ``start <= c < stop``, its xorshift64 register starts at ``seed ^ C_n``
+  in cycle ``start`` and steps once per active cycle; it creates a packet
+  descriptor ``(dst, size, t0 = c)``;
+* the source queue (the simulator's source queue, ``queue`` descriptors): a
+  new descriptor goes straight to the router's ``inj`` when the queue is
+  empty (taken in its creation cycle if a lane is free, as in the
+  simulator), otherwise behind the queued ones; a descriptor created while
+  the queue is full is dropped and counted (``dropped``; the simulator
+  fed the generator's trace never drops, so counts are only comparable
+  while ``dropped`` is 0);
+* the lanes carry the payload :func:`payload_of` of ``(t0, idx)`` (``t0``
+  and ``src`` make the packet unique: one packet per node per cycle);
+* ejection (the routers' ``eject="vc"``: one flit per input VC per cycle)
+  feeds the counters.
+
+Counters (``counter_bits`` wide, wrapping), per node: ``gen_packets``
+(descriptors created), ``inj_packets`` / ``inj_flits`` (descriptors taken
+by the router, flits leaving the lanes), ``ej_packets`` / ``ej_flits``
+(tails and flits ejected here), ``lat_sum`` / ``lat_max`` (over packets
+ejected here: ``c + 1 - t0`` at the tail, the simulator's latency, creation
+to the end of the tail's cycle), ``misdelivered`` (tails ejected here with
+another ``dst``), ``payload_errors`` (flits whose payload differs from
+:func:`payload_of`), ``dropped``.  ``cycle`` is the global cycle counter;
+``clear`` (one cycle) zeroes it and every counter and resets the network
+(buffers, credits, arbiters, source queues: packets in flight are
+discarded), so that every run starts from the simulator's initial state.  Counter updates of cycle c are visible from c + 1.
+
+Latency: the generator adds none (a descriptor is at ``inj`` in its creation
+cycle); the router's timing is :class:`permnet.hdl.router.Router`'s.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Const, Module, Mux, ResetInserter, Signal
+from amaranth.lib import wiring
+from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.wiring import In, Out
+
+from permnet.gen.errors import require
+from permnet.gen.hil.netgen import GOLDEN, MASK64, PATTERNS, RATE_BITS, destinations
+from permnet.hdl.netip import NetworkIP, forward_ports
+from permnet.hdl.routes import NetworkRoutes
+from permnet.hdl.router import bits
+
+__all__ = ["NetworkGen", "TrafficGen", "COUNTERS", "PATTERN_CODES", "payload_of"]
+
+COUNTERS = ("gen_packets", "inj_packets", "inj_flits", "ej_packets", "ej_flits", "lat_sum", "lat_max",
+            "misdelivered", "payload_errors", "dropped")
+PATTERN_CODES = {p: i for i, p in enumerate(PATTERNS)}
+# payload bit i is flipped where bit i mod 64 of this constant is set (no payload is all zeros or a plain count)
+_PAYLOAD_MASK = 0xD1B54A32D192ED03
+
+
+def _payload_mask(width: int) -> int:
+    return sum(((_PAYLOAD_MASK >> (i % 64)) & 1) << i for i in range(width))
+
+
+def payload_of(t0, idx, width: int):
+    """The payload of flit ``idx`` of the packet created at ``t0`` (values or signals): the bits
+    of ``t0 << len(idx) | idx`` repeated to ``width`` bits, XOR a fixed mask; in hardware wires and
+    inverters."""
+    x = Cat(idx, t0)
+    return Cat(*[x[i % len(x)] for i in range(width)]) ^ Const(_payload_mask(width), width)
+
+
+def _tree(values, op):
+    values = list(values)
+    while len(values) > 1:
+        values = [op(values[i], values[i + 1]) if i + 1 < len(values) else values[i] for i in range(0, len(values), 2)]
+    return values[0]
+
+
+def _xorshift(x):
+    x = x ^ (x << 13)[:64]
+    x = x ^ (x >> 7)
+    return x ^ (x << 17)[:64]
+
+
+class TrafficGen(wiring.Component):
+    """The generator of node ``node`` of ``M`` (:mod:`permnet.gen.hil.netgen`, whose docstring
+    states the draws). Inputs: ``active`` (this cycle is in ``[start, stop)``), ``first`` (it is
+    ``start``), the host's parameters; outputs ``valid`` (a packet is created this cycle) and
+    ``dst`` (combinational, same cycle). Patterns that :func:`destinations` refuses for this M
+    (bitcomp, transpose) make the node send to itself, which never injects."""
+
+    def __init__(self, M: int, node: int):
+        self.M, self.n = M, node
+        self.nb = bits(M - 1)
+        self.fixed = {}
+        for p in ("bitcomp", "transpose"):
+            try:
+                self.fixed[p] = destinations(M, p)[node]
+            except Exception:       # noqa: BLE001 -- refused for this M: the node never injects
+                self.fixed[p] = node
+        super().__init__({"active": In(1), "first": In(1), "pattern": In(3), "rate": In(RATE_BITS + 1),
+                          "seed": In(64), "hot": In(self.nb), "hot_frac": In(RATE_BITS + 1),
+                          "perm": In(self.nb), "valid": Out(1), "dst": Out(self.nb)})
+
+    def elaborate(self, platform):
+        m = Module()
+        n, M = self.n, self.M
+        x = Signal(64, name="lfsr")
+        start = Signal(64)
+        m.d.comb += start.eq(self.seed ^ Const(((n + 1) * GOLDEN) & MASK64, 64))
+        cur = Mux(self.first, Mux(start == 0, 1, start), x)
+        nx = Signal(64)
+        m.d.comb += nx.eq(_xorshift(cur))
+        with m.If(self.active):
+            m.d.sync += x.eq(nx)
+        r, u, h = nx[0:16], nx[16:32], nx[32:48]
+        d = Signal(self.nb + 1)
+        m.d.comb += d.eq((u * Const(M - 1, bits(M - 1))) >> RATE_BITS)
+        uniform = Signal(self.nb)
+        m.d.comb += uniform.eq(d + (d >= n))
+        code = PATTERN_CODES
+        dst = Signal(self.nb)
+        with m.Switch(self.pattern):
+            with m.Case(code["hotspot"]):
+                m.d.comb += dst.eq(Mux(h < self.hot_frac, self.hot, uniform))
+            with m.Case(code["permutation"]):
+                m.d.comb += dst.eq(self.perm)
+            with m.Case(code["bitcomp"]):
+                m.d.comb += dst.eq(self.fixed["bitcomp"])
+            with m.Case(code["transpose"]):
+                m.d.comb += dst.eq(self.fixed["transpose"])
+            with m.Default():
+                m.d.comb += dst.eq(uniform)
+        fixed = (self.pattern == code["permutation"]) | (self.pattern == code["bitcomp"]) | \
+            (self.pattern == code["transpose"])
+        m.d.comb += [self.dst.eq(dst), self.valid.eq(self.active & (r < self.rate) & ~(fixed & (dst == n)))]
+        return m
+
+
+class NetworkGen(NetworkRoutes, wiring.Component):
+    """The network of ``planes`` (S x M), route ``length`` and ``hops`` (as
+    :class:`permnet.hdl.network.NetworkRTL`) with a generator, a ``queue``-deep source queue
+    and the counters :data:`COUNTERS` per node (module docstring). ``flit_width`` payload bits
+    per flit (0: no payload, ``payload_errors`` stays 0); ``max_size`` the largest packet;
+    ``plane_set`` as :class:`permnet.hdl.netip.NetworkIP` (its extra ports become ports here).
+
+    Ports: in ``clear``, ``pattern`` (:data:`PATTERN_CODES`), ``rate``, ``size``, ``seed``,
+    ``hot``, ``hot_frac``, ``start``, ``stop``, ``perm[n]``; out ``cycle`` and, per counter
+    name, ``<name>[n]``. After elaboration ``gens[n]`` are the generators (tests watch them)."""
+
+    def __init__(self, planes, length, hops, *, vcs: int, buffer: int = 8, lanes: int | None = None,
+                 wormhole: bool = False, router: str = "table", link_stages: int = 0, flit_width: int = 0,
+                 max_size: int | None = None, queue: int = 16, cycle_bits: int = 32, counter_bits: int = 32,
+                 plane_set=None):
+        self._init_routes(planes, length, hops, router)
+        M = self.M
+        require(queue >= 1, f"queue must be >= 1 descriptor, got {queue}")
+        require(cycle_bits >= 8 and counter_bits >= 8, "cycle and counter widths must be >= 8 bits")
+        self.V, self.B, self.L = vcs, buffer, lanes or self.S
+        self.wormhole, self.link_stages, self.W, self.Q = wormhole, link_stages, flit_width, queue
+        self.max_size = max_size or buffer
+        require(wormhole or self.max_size <= buffer,
+                f"virtual cut-through needs packets ({self.max_size} flits) no longer than the buffers ({buffer})")
+        self.zb, self.nb, self.cb, self.cw = bits(self.max_size), bits(M - 1), cycle_bits, counter_bits
+        self.ip = NetworkIP(self, vcs=vcs, buffer=buffer, lanes=self.L, wormhole=wormhole, size_bits=self.zb,
+                            tags={"t0": cycle_bits}, data_fields={"payload": flit_width} if flit_width else None,
+                            eject="vc", link_stages=link_stages, plane_set=plane_set)
+        self.K = self.ip.K
+        members = {"clear": In(1), "pattern": In(3), "rate": In(RATE_BITS + 1), "size": In(self.zb),
+                   "seed": In(64), "hot": In(self.nb), "hot_frac": In(RATE_BITS + 1), "start": In(cycle_bits),
+                   "stop": In(cycle_bits), "perm": In(self.nb).array(M), "cycle": Out(cycle_bits)}
+        members |= {name: Out(counter_bits).array(M) for name in COUNTERS}
+        members |= self.ip.plane_ports
+        wiring.Component.__init__(self, members)
+
+    def elaborate(self, platform):
+        m = Module()
+        M, K, ip = self.M, self.K, self.ip
+        # clear resets the network too (buffers, credits, round-robin pointers, source queues): every
+        # run starts from the simulator's initial state, whatever the previous run left
+        m.submodules.ip = ResetInserter({"sync": self.clear})(ip)
+        forward_ports(m, self, ip, ip.plane_ports)
+        cycle = Signal(self.cb)
+        m.d.sync += cycle.eq(cycle + 1)
+        m.d.comb += self.cycle.eq(cycle)
+        active = Signal()
+        m.d.comb += active.eq((cycle >= self.start) & (cycle < self.stop))
+        count = {name: [Signal(self.cw, name=f"{name}{n}") for n in range(M)] for name in COUNTERS}
+        self.gens = []
+        for n in range(M):
+            g = TrafficGen(M, n)
+            m.submodules[f"gen{n}"] = ResetInserter({"sync": self.clear})(g)
+            self.gens.append(g)
+            m.d.comb += [g.active.eq(active), g.first.eq(cycle == self.start), g.pattern.eq(self.pattern),
+                         g.rate.eq(self.rate), g.seed.eq(self.seed), g.hot.eq(self.hot),
+                         g.hot_frac.eq(self.hot_frac), g.perm.eq(self.perm[n])]
+            # the source queue, bypassed when empty: a new descriptor reaches inj in its creation cycle
+            q = SyncFIFO(width=self.nb + self.zb + self.cb, depth=self.Q)
+            m.submodules[f"queue{n}"] = ResetInserter({"sync": self.clear})(q)
+            new = Cat(g.dst, self.size, cycle)
+            inj = ip.inj[n]
+            front = Mux(q.r_rdy, q.r_data, new)
+            m.d.comb += [inj.valid.eq(q.r_rdy | g.valid),
+                         Cat(inj.payload.dst, inj.payload.size, inj.payload.t0).eq(front),
+                         q.r_en.eq(inj.ready),
+                         q.w_data.eq(new), q.w_en.eq(g.valid & (q.r_rdy | ~inj.ready))]
+            c = {name: count[name][n] for name in COUNTERS}
+            upd = {"gen_packets": c["gen_packets"] + g.valid,
+                   "dropped": c["dropped"] + (q.w_en & ~q.w_rdy),
+                   "inj_packets": c["inj_packets"] + (inj.valid & inj.ready),
+                   "inj_flits": c["inj_flits"] + _tree([lane.pop for lane in ip.lane[n]], lambda a, b: a + b)}
+            if self.W:
+                for lane in ip.lane[n]:
+                    m.d.comb += lane.data.payload.eq(payload_of(lane.tags.t0, lane.idx, self.W))
+            ejs = [ip.ej[n][k] for k in range(K)]
+            tails = [e.valid & (e.flit.idx == e.flit.size - 1) for e in ejs]
+            lats = [Mux(t, (cycle + 1 - e.flit.t0)[:self.cb], 0) for t, e in zip(tails, ejs)]
+            upd["ej_packets"] = c["ej_packets"] + _tree(tails, lambda a, b: a + b)
+            upd["ej_flits"] = c["ej_flits"] + _tree([e.valid for e in ejs], lambda a, b: a + b)
+            upd["lat_sum"] = c["lat_sum"] + _tree(lats, lambda a, b: a + b)
+            upd["lat_max"] = _tree([c["lat_max"]] + lats, lambda a, b: Mux(a > b, a, b))
+            upd["misdelivered"] = c["misdelivered"] + _tree(
+                [t & (e.flit.dst != n) for t, e in zip(tails, ejs)], lambda a, b: a + b)
+            if self.W:
+                upd["payload_errors"] = c["payload_errors"] + _tree(
+                    [e.valid & (e.flit.payload != payload_of(e.flit.t0, e.flit.idx, self.W)) for e in ejs],
+                    lambda a, b: a + b)
+            for name in COUNTERS:
+                m.d.comb += getattr(self, name)[n].eq(c[name])
+                if name in upd:
+                    m.d.sync += c[name].eq(upd[name])
+        with m.If(self.clear):
+            m.d.sync += [cycle.eq(0)] + [s.eq(0) for name in COUNTERS for s in count[name]]
+        return m
