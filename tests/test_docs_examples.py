@@ -232,8 +232,17 @@ def test_readme_is_a_five_minute_read():
 def test_every_page_has_its_examples_parsed():
     """A fence that is opened as console but never closed would swallow the rest of the page."""
     for path in doc_files():
-        fences = [t for t in path.read_text().splitlines() if t.lstrip().startswith("```")]
-        assert len(fences) % 2 == 0, f"{path}: unbalanced code fences"
+        assert fences_balanced(path.read_text()), f"{path}: unbalanced code fences"
+
+
+def fences_balanced(text: str) -> bool:
+    """Fences are lines starting with three backticks; inline code such as ```` ```console ```` is no fence."""
+    return sum(bool(re.match(r"\s{0,3}```+[^`]*$", line)) for line in text.splitlines()) % 2 == 0
+
+
+def test_fence_count_ignores_inline_backticks():
+    assert fences_balanced("a ```` ```console ```` b\n```console\n$ true\n```\n")
+    assert not fences_balanced("```console\n$ true\n")
 
 
 def test_site_builds(tmp_path):
