@@ -98,15 +98,28 @@ def durable_write(path: Path, text: str, sync: bool = True, sync_dir: bool = Tru
         _fsync_dir(path.parent)
 
 
-def _proc_start(pid: int) -> str | None:
-    """The start time of process ``pid`` in clock ticks since boot (Linux), to
-    tell a live holder from a later process that got the same id."""
+def _proc_stat(pid: int) -> list[bytes] | None:
+    """The fields of ``/proc/PID/stat`` after the command name (Linux): ``[0]`` the state,
+    ``[19]`` the start time in clock ticks since boot; None where it cannot be read."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
-            tail = fh.read().rsplit(b")", 1)[1].split()
-        return tail[19].decode()
+            return fh.read().rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
         return None
+
+
+def _proc_start(pid: int) -> str | None:
+    """The start time of process ``pid``, to tell a live holder from a later process that got
+    the same id."""
+    tail = _proc_stat(pid)
+    return tail[19].decode() if tail is not None and len(tail) > 19 else None
+
+
+def _zombie(pid: int) -> bool:
+    """A killed process nobody has reaped yet (state Z) still has its id, but it runs no
+    transaction any more."""
+    tail = _proc_stat(pid)
+    return tail is not None and tail[:1] == [b"Z"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +158,8 @@ class Holder:
             return False
         except PermissionError:
             pass                                   # someone else's live process
+        if _zombie(self.pid):
+            return False
         now = _proc_start(self.pid)
         return self.proc_start is None or now is None or now == self.proc_start
 

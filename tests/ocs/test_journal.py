@@ -310,3 +310,29 @@ def test_a_holder_is_alive_only_as_the_same_process():
     reused = Holder(me.pid, me.host, me.started, "x", "T", proc_start="1")     # same id, another process
     assert reused.alive() is False
     assert Holder(me.pid, "another-host.example", me.started, "x", "T").alive() is None
+
+
+def test_a_killed_holder_not_yet_reaped_is_dead():
+    # a process killed with SIGKILL stays a zombie until its parent waits for it: it holds its
+    # id but runs no transaction, so its locks are stale
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from permnet.ocs.journal import _proc_start
+
+    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        holder = Holder(p.pid, Holder.me("x", "T").host, "2026-01-01T00:00:00Z", "x", "T", _proc_start(p.pid))
+        assert holder.alive() is True
+        p.send_signal(signal.SIGKILL)
+        for _ in range(200):                      # until the kernel has made it a zombie (not reaped)
+            with open(f"/proc/{p.pid}/stat", "rb") as fh:
+                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    break
+            time.sleep(0.01)
+        assert holder.alive() is False
+    finally:
+        p.kill()
+        p.wait(timeout=10)
