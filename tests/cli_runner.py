@@ -13,3 +13,16 @@ def run(*args, check=True, **kwargs):
     if check:
         assert p.returncode == 0, p.stderr
     return p
+
+
+def run_in_process(capsys, *args):
+    """Run ``permnet ARGS`` through the entry point's ``main`` in this process (no subprocess);
+    returns ``(exit code, stdout, stderr)``."""
+    from permnet.cli import main
+
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err

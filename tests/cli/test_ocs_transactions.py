@@ -11,8 +11,7 @@ import time
 
 import pytest
 
-from cli_runner import PERMNET, run
-from permnet.cli import main
+from cli_runner import PERMNET, run, run_in_process
 from permnet.ocs.driver import Credentials
 from permnet.ocs.emulator import Emulator
 from permnet.ocs.journal import open_journals
@@ -28,13 +27,7 @@ def creds_env(monkeypatch):
     monkeypatch.setenv("PERMNET_OCS_PASSWORD", CREDS.password)
 
 
-def cli(capsys, *args):
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
+cli = run_in_process
 
 
 class Logged(SwitchCore):

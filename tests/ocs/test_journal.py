@@ -18,9 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_runner import PERMNET
+from cli_runner import PERMNET, run_in_process
 from permnet import ocsconfig
-from permnet.cli import main
 from permnet.gen.errors import PermnetError
 from permnet.gen.planes.decompose import ldi_planes
 from permnet.ocs.driver import Credentials, open_driver
@@ -84,13 +83,7 @@ def apply_cmd(tmp_path, emus, which="new", state=None):
                       "--settle-s", "0", "--timeout", "5", "--state-dir", str(state or tmp_path / "state")]
 
 
-def cli(capsys, *args):
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
+cli = run_in_process
 
 
 def files_text(state: Path) -> str:
