@@ -48,10 +48,11 @@ from permnet.gen.errors import PermnetError, require
 from permnet.gen.graph.permutations import is_permutation
 from permnet.gen.topologies import ldi
 from permnet.gen.graph.coloring import edge_colour_regular_bipartite
+from permnet.gen.planes.methods import PLANE_METHODS
 
 __all__ = ["Planes", "formula3_valid", "ldi_planes", "decompose", "check_planes", "is_permutation"]
 
-METHODS = ("auto", "formula3", "residue", "gcd", "colouring")
+METHODS = PLANE_METHODS
 
 
 @dataclass(frozen=True)
