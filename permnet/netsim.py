@@ -80,9 +80,9 @@ def deadlock(topology: str, nodes: int | None, degree: int | None, *, vcs: int |
              routing: str = "family", chords=None, config: str | None = None, **ip):
     """:func:`permnet.gen.analysis.deadlock.analyse` of a family or a configuration file
     (``ip``: ``levels``, ``nucleus``, ``merge``, ``symmetric`` of an IP family)."""
-    from permnet.gen.analysis.deadlock import analyse
+    from permnet.gen.analysis.deadlock import MAX_VCS, analyse
 
-    require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
+    require(vcs is None or 1 <= vcs <= MAX_VCS, f"--vcs must be in 1..{MAX_VCS}, got {vcs}")
     net = build(topology, nodes, degree, routing, chords, config, **ip)
     return analyse(net.table, vcs, topology=net.name)
 

@@ -55,6 +55,10 @@ DOTY_TABLE2_C = {(3, 6): 100, (3, 7): 180, (3, 8): 280, (3, 9): 462, (3, 10): 70
                  (6, 3): 94, (6, 4): 284, (6, 5): 820, (6, 6): 2604, (6, 7): 7090}
 
 
+#: the largest degree searched (Doty tabulates 3-6): a ring of order r has r*(degree-2)
+#: chord slots, and a larger degree only makes every run longer, never useful
+MAX_DEGREE = 64
+
 # ------------------------------------------------------------------ kernels
 
 @njit(cache=True)
@@ -308,9 +312,17 @@ def _pairings(r: int, c: int, allow_half: bool):
 
 
 def _space(n: int, r: int, c: int, allow_half: bool, limit: int):
-    """Pairings with their chord ranges, or None when there are more than ``limit`` rings."""
+    """Pairings with their chord ranges, or None when there are more than ``limit`` rings
+    (or more than ``limit`` pairings: with no n/2 chord, r*c slots have (r*c-1)!! of them)."""
+    pairings = 1
+    for odd in range(r * c - 1, 0, -2):
+        pairings *= odd
+        if pairings > limit:
+            return None          # also keeps _pairings' recursion (depth r*c) shallow
     out, total = [], 0
-    for m in _pairings(r, c, allow_half):
+    for count, m in enumerate(_pairings(r, c, allow_half)):
+        if count >= limit:
+            return None
         lo, cnt = [], []
         for a, b in m:
             if b < 0:
@@ -444,7 +456,7 @@ def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, m
     ``seconds`` (``stopped_by == "seconds"``) depends on the machine's speed."""
     from tqdm import tqdm
 
-    require(degree >= 3, f"degree must be >= 3, got {degree}")
+    require(3 <= degree <= MAX_DEGREE, f"degree must be in 3..{MAX_DEGREE}, got {degree}")
     require(k >= 2, f"diameter must be >= 2, got {k}")
     require(1 <= max_order <= 64, f"max order must be in 1..64, got {max_order}")
     require(seconds > 0 and budget > 0 and window > 0, "seconds, budget and window must be positive")

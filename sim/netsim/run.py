@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from permnet.gen.analysis.deadlock import MAX_VCS
 from permnet.gen.errors import PermnetError, require
 from permnet.sim.netsim import kernel
 from permnet.sim.netsim.traffic import Traffic
@@ -52,7 +53,7 @@ class Config:
 
     def check(self, max_hops: int) -> "Config":
         vcs = max(max_hops, 1) if self.vcs is None else self.vcs
-        require(isinstance(vcs, int) and 1 <= vcs <= 64, f"vcs must be in 1..64, got {vcs}")
+        require(isinstance(vcs, int) and 1 <= vcs <= MAX_VCS, f"vcs must be in 1..{MAX_VCS}, got {vcs}")
         require(self.switching in ("vct", "wormhole"), f"switching must be vct or wormhole, got {self.switching!r}")
         require(1 <= self.buffer <= 1024, f"buffer must be 1..1024 flits per VC, got {self.buffer}")
         require(1 <= self.packet_size <= 1024, f"packet size must be 1..1024 flits, got {self.packet_size}")

@@ -60,3 +60,12 @@ def test_every_plane_method_is_accepted(tmp_path, method):
     assert all(sorted(p) == list(range(16)) for p in planes)
     edges = sorted((i, int(j)) for i, row in enumerate(ldi.successors(16, 4)) for j in row)
     assert sorted((i, p[i]) for p in planes for i in range(16)) == edges
+
+
+@pytest.mark.parametrize("args,where", [
+    (["search", "chordal", "--degree", "100000", "--diameter", "6", "--quiet"], "degree"),
+    (["deadlock", "-M", "16", "-S", "2", "--vcs", str(10 ** 9)], "--vcs"),
+])
+def test_crashes_are_one_line_errors(args, where):
+    p = run(*args, check=False, timeout=60)
+    assert where in _one_line_error(p)
