@@ -87,7 +87,8 @@ def deadlock(topology: str, nodes: int | None, degree: int | None, *, vcs: int |
     return analyse(net.table, vcs, topology=net.name)
 
 
-def _check_vcs(net, config, allow: bool) -> None:
+def _check_vcs(net, config, allow: bool, hint: str = " (--allow-deadlock runs it anyway)") -> None:
+    """Refuse ``config.vcs`` VCs below the longest route when the channel dependency graph has a cycle."""
     from permnet.gen.analysis.deadlock import analyse
 
     H = net.table.max_hops
@@ -95,7 +96,7 @@ def _check_vcs(net, config, allow: bool) -> None:
         return
     rep = analyse(net.table, config.vcs, topology=net.name)
     require(rep.acyclic, f"{net.name}: {config.vcs} VC(s) is below what the routing needs ({H} hops); "
-                         f"channel dependency cycle {rep.cycle_text()} (--allow-deadlock runs it anyway)")
+                         f"channel dependency cycle {rep.cycle_text()}{hint}")
 
 
 def run(req: NetsimRequest, config) -> NetsimReport:

@@ -55,6 +55,8 @@ def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: 
     net = tables.network(topology, M, S)
     t = net.table
     vcs = vcs or t.max_hops
+    from permnet.netsim import _check_vcs      # the check netsim makes: no deadlock-prone RTL either
+    _check_vcs(net, netsim.Config(vcs=vcs), False, hint="")
     if trace:
         tr = netsim.parse_trace(read_text(trace), M, None if switching == "wormhole" else buffer, where=trace)
         rows = [tuple(int(a[i]) for a in tr.trace) for i in range(tr.trace[0].size)]

@@ -69,3 +69,31 @@ def test_every_plane_method_is_accepted(tmp_path, method):
 def test_crashes_are_one_line_errors(args, where):
     p = run(*args, check=False, timeout=60)
     assert where in _one_line_error(p)
+
+
+def test_verilog_and_init_files_are_written_together_or_not_at_all(tmp_path):
+    from types import SimpleNamespace
+
+    from permnet.gen.errors import PermnetError
+    from permnet.hdl.emit import write_verilog
+
+    gen = SimpleNamespace(verilog=lambda: "module x; endmodule\n", init_files={"expected": [1, 2, 3]},
+                          word_digits={"expected": 2})
+    (tmp_path / "x_expected.hex").mkdir()          # the companion file cannot be written
+    with pytest.raises(PermnetError, match="x_expected.hex"):
+        write_verilog(gen, tmp_path / "x.v")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x_expected.hex"]
+    (tmp_path / "x_expected.hex").rmdir()
+    write_verilog(gen, tmp_path / "x.v")
+    assert (tmp_path / "x.v").read_text() == "module x; endmodule\n"
+    assert (tmp_path / "x_expected.hex").read_text().split() == ["01", "02", "03"]
+
+
+def test_rtl_network_refuses_deadlock_prone_vcs(tmp_path):
+    # hop-indexed VCs on LDI(8,2) (3 hops): 1 VC has a channel dependency cycle, netsim refuses it
+    args = ["-M", 8, "-S", 2, "--vcs", 1]
+    ns = run("netsim", *args, check=False, cwd=tmp_path, timeout=120)
+    assert "channel dependency cycle" in _one_line_error(ns)
+    p = run("rtl", "network", *args, "-o", "net.v", check=False, cwd=tmp_path, timeout=120)
+    assert "channel dependency cycle" in _one_line_error(p)
+    assert not list(tmp_path.iterdir())
