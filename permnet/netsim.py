@@ -18,8 +18,8 @@ class NetsimRequest:
     topologies: list
     nodes: int
     degree: int | None
-    traffic: str = "uniform"
-    load: str = "0.1"
+    traffic: str | None = None         # None: uniform (not with trace)
+    load: str | None = None            # None: 0.1 (not with trace)
     routing: str = "family"
     chords: str | None = None
     trace: str | None = None
@@ -107,7 +107,9 @@ def run(req: NetsimRequest, config) -> NetsimReport:
     require(req.topologies, "no topology given")
     require(req.trace is None or req.traffic_matrix is None, "--trace and --traffic-matrix exclude each other")
     require(0 <= req.refine <= 20, f"--refine must be 0..20 bisection steps, got {req.refine}")
-    load_list = netsim.loads(req.load) if req.trace is None else [1.0]
+    require(req.trace is None or (req.traffic is None and req.load is None),
+            "--trace gives every packet and its cycle; --traffic and --load would be ignored: give one or the other")
+    load_list = netsim.loads(req.load or "0.1") if req.trace is None else [1.0]
     sweeps = []
     for topo in (req.topologies if req.config is None else ["config"]):
         net = build(topo, req.nodes, req.degree, req.routing, req.chords, req.config, **req.ip())
@@ -120,7 +122,7 @@ def run(req: NetsimRequest, config) -> NetsimReport:
 
             traffic = netsim.matrix(read_demand(req.traffic_matrix, net.table.M, cfg.seed), req.traffic_matrix)
         else:
-            traffic = netsim.pattern(req.traffic, net.table.M, cfg.seed)
+            traffic = netsim.pattern(req.traffic or "uniform", net.table.M, cfg.seed)
         _check_vcs(net, cfg, req.allow_deadlock)
         sw = netsim.sweep(net, traffic, load_list, cfg, refine=req.refine if len(load_list) > 1 else 0)
         dead = [p for p in sw.points if p.deadlock]

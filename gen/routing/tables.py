@@ -333,6 +333,9 @@ def network(topology: str, nodes: int | None, degree: int | None = None, routing
     built, name, solved = f.by_size(topology, int(nodes), degree, chords)
     params.update(solved)
     planes = decompose.topology_planes(built).planes
+    # a chordal ring's degree follows from its chords (2 + chords per class): a --degree must agree
+    require(topology != "chordal" or degree is None or degree == planes.shape[0],
+            f"--degree {degree} disagrees with {name}, which has degree {planes.shape[0]} (2 + its chords per class)")
     params["degree"] = int(planes.shape[0])
     if topology == "torus" and routing == "family":
         table = torus_dor_table(params["radix"], params["dims"], planes)

@@ -97,3 +97,41 @@ def test_rtl_network_refuses_deadlock_prone_vcs(tmp_path):
     p = run("rtl", "network", *args, "-o", "net.v", check=False, cwd=tmp_path, timeout=120)
     assert "channel dependency cycle" in _one_line_error(p)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("plane", ["shift:0", "shift:16", "shift:-32"])
+def test_mixed_refuses_an_identity_plane(tmp_path, plane):
+    p = run("mixed", "ldi", "-M", 16, "-S", 4, "--plane", plane, "-o", "m.json", check=False, cwd=tmp_path)
+    assert "identity" in _one_line_error(p)
+    assert not list(tmp_path.iterdir())
+
+
+def _ldi_config(tmp_path, M=16, S=4):
+    out = tmp_path / "c.json"
+    assert main(["planes", "ldi", "-M", str(M), "-S", str(S), "-o", str(out)]) == 0
+    return out
+
+
+def test_contradictory_options_are_refused(tmp_path, capsys):
+    cfg = _ldi_config(tmp_path)
+    trace = tmp_path / "t.txt"
+    trace.write_text("0 0 5 1\n")
+    cases = [
+        # verify: an --intended file and a --topology that would be ignored
+        (["verify", "--config", str(cfg), "--intended", str(cfg), "--topology", "ldi", "-M", "16", "-S", "2"],
+         "--intended"),
+        # deadlock: chordal(16;8) has degree 3, not 9
+        (["deadlock", "--topology", "chordal", "-M", "16", "--chords", "8", "--degree", "9"], "--degree 9"),
+        # netsim: a trace fixes every packet, so --load and --traffic cannot apply
+        (["netsim", "-M", "16", "-S", "4", "--trace", str(trace), "--load", "0.5"], "--trace"),
+        (["netsim", "-M", "16", "-S", "4", "--trace", str(trace), "--traffic", "transpose"], "--trace"),
+    ]
+    for argv, where in cases:
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and where in err[0], (argv, err)
+    # the same commands without the contradiction run
+    assert main(["verify", "--config", str(cfg), "--intended", str(cfg)]) == 0
+    assert main(["deadlock", "--topology", "chordal", "-M", "16", "--chords", "8", "--degree", "3"]) == 0
+    assert main(["netsim", "-M", "16", "-S", "4", "--trace", str(trace)]) == 0
