@@ -135,3 +135,52 @@ def test_contradictory_options_are_refused(tmp_path, capsys):
     assert main(["verify", "--config", str(cfg), "--intended", str(cfg)]) == 0
     assert main(["deadlock", "--topology", "chordal", "-M", "16", "--chords", "8", "--degree", "3"]) == 0
     assert main(["netsim", "-M", "16", "-S", "4", "--trace", str(trace)]) == 0
+
+
+INVENTORIES = {
+    "ports": '[[device]]\nname = "big"\nports = 100000000\nprotocol = "sonic"\nport_base = 1\negress_offset = 0\n',
+    "count": '[[device]]\nname = "ocs"\nmodel = "sonic-64"\ncount = 1000000000\n',
+}
+
+
+@pytest.mark.parametrize("kind", sorted(INVENTORIES))
+def test_huge_inventories_are_refused_before_allocating(tmp_path, kind, monkeypatch):
+    from permnet.gen.fabric.inventory import parse_inventory
+    from permnet.gen.errors import PermnetError
+    import tomllib
+
+    doc = tomllib.loads(INVENTORIES[kind])
+    # 1 GiB budget: a real 10^8-port or 10^9-device inventory would exhaust it long before the error
+    monkeypatch.setenv("PERMNET_MAX_MEMORY", "1G")
+    with pytest.raises(PermnetError, match="PERMNET_MAX_MEMORY"):
+        parse_inventory(doc)
+    (tmp_path / "inv.toml").write_text(INVENTORIES[kind])
+    p = run("fabric", "compile", "--topology", "ldi", "--nodes", 64, "--degree", 4, "--inventory", "inv.toml",
+            "-o", "fab", check=False, cwd=tmp_path, timeout=60, env=_env(PERMNET_MAX_MEMORY="1G"))
+    assert "PERMNET_MAX_MEMORY" in _one_line_error(p)
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["inv.toml"]
+
+
+def _env(**extra):
+    import os
+
+    return {**os.environ, **extra}
+
+
+def test_huge_node_and_port_counts_are_refused(tmp_path):
+    inv = tmp_path / "inv.toml"
+    inv.write_text('[[device]]\nname = "ocs"\nmodel = "sonic-64"\ncount = 8\n')
+    cfg = _ldi_config(tmp_path)
+    assert main(["fabric", "compile", "--topology", "ldi", "--nodes", "64", "--degree", "4",
+                 "--inventory", str(inv), "-o", str(tmp_path / "fab0")]) == 0
+    for args in (["fabric", "compile", "--topology", "ldi", "--nodes", 10 ** 9, "--degree", 8,
+                  "--inventory", inv, "-o", "fab"],
+                 ["fabric", "reconfigure", "--fabric", tmp_path / "fab0" / "fabric.json", "--topology", "ldi",
+                  "--nodes", 10 ** 9, "--degree", 4, "-o", "fab"],
+                 # port 9 (discard) is never contacted: the size is refused first
+                 ["ocs", "apply", "--config", cfg, "--device", "127.0.0.1:9", "--protocol", "tl1",
+                  "--device-ports", 10 ** 9]):
+        p = run(*args, check=False, cwd=tmp_path, timeout=60)
+        assert p.returncode == 2, (args, p.stderr)
+        assert "PERMNET_MAX_MEMORY" in _one_line_error(p), args
+        assert not (tmp_path / "fab").exists()
