@@ -184,3 +184,22 @@ def test_huge_node_and_port_counts_are_refused(tmp_path):
         assert p.returncode == 2, (args, p.stderr)
         assert "PERMNET_MAX_MEMORY" in _one_line_error(p), args
         assert not (tmp_path / "fab").exists()
+
+
+def test_chordal_search_looks_at_its_deadline_between_small_groups(monkeypatch):
+    from permnet.gen.search import chordal
+
+    looks = []
+    monkeypatch.setattr(chordal, "_late", lambda deadline: bool(looks.append(deadline)) or len(looks) > 1)
+    # n = 200 nodes of degree 3 with diameter <= 4 exceeds the Moore bound (46): no ring exists,
+    # so the local search would run every restart of its batch (64 x 500) if not cut
+    hit, evals = chordal._find(200, 3, 4, [1, 2, 4], 100_000, 0, 0, restart_steps=500, deadline=1.0)
+    assert hit is None and 0 < evals <= chordal.GROUP * 500 and len(looks) == 2
+
+
+@pytest.mark.parametrize("args,where", [
+    (["search", "chordal", "--diameter", str(10 ** 6), "--evals", "100", "--quiet"], "--diameter"),
+])
+def test_unbounded_searches_are_refused_up_front(args, where):
+    p = run(*args, check=False, timeout=60)
+    assert where in _one_line_error(p)
