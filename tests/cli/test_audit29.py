@@ -199,7 +199,13 @@ def test_chordal_search_looks_at_its_deadline_between_small_groups(monkeypatch):
 
 @pytest.mark.parametrize("args,where", [
     (["search", "chordal", "--diameter", str(10 ** 6), "--evals", "100", "--quiet"], "--diameter"),
+    (["orp", "search", "-n", str(10 ** 9), "-r", "24", "--evals", "10", "-o", "o.edges"], "at most 131072 hosts"),
+    (["deadlock", "--nodes", "4096", "--degree", "64", "--routing", "shortest"], "shortest-path tables"),
+    # refused before the link is opened (port 9, discard, is never contacted)
+    (["hil", "run", "--url", "socket://127.0.0.1:9", "--config", "c.json", "--prbs", str(10 ** 9)], "--prbs"),
 ])
-def test_unbounded_searches_are_refused_up_front(args, where):
-    p = run(*args, check=False, timeout=60)
+def test_unbounded_runs_are_refused_up_front(tmp_path, args, where):
+    _ldi_config(tmp_path)
+    p = run(*args, check=False, timeout=60, cwd=tmp_path)
     assert where in _one_line_error(p)
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["c.json"]
