@@ -209,3 +209,27 @@ def test_unbounded_runs_are_refused_up_front(tmp_path, args, where):
     p = run(*args, check=False, timeout=60, cwd=tmp_path)
     assert where in _one_line_error(p)
     assert sorted(x.name for x in tmp_path.iterdir()) == ["c.json"]
+
+
+@pytest.mark.parametrize("sig,code,word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_netsim_stops_at_a_signal(tmp_path, sig, code, word):
+    import signal
+    import subprocess
+    import time
+
+    from cli_runner import PERMNET
+
+    # 10^7 cycles at 1024 nodes run for minutes unless the kernel sees the signal
+    proc = subprocess.Popen(PERMNET + ["netsim", "-M", "1024", "-S", "4", "--cycles", str(10 ** 7), "--load", "0.2"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(3)                          # start-up and the first cycles; the signal may come at any time
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == code, err
+    assert err.strip().splitlines() == [f"permnet: {word}"] and out == ""
