@@ -233,3 +233,9 @@ def test_netsim_stops_at_a_signal(tmp_path, sig, code, word):
             proc.wait()
     assert proc.returncode == code, err
     assert err.strip().splitlines() == [f"permnet: {word}"] and out == ""
+
+
+def test_rtl_network_refuses_what_it_cannot_elaborate_in_time(tmp_path):
+    p = run("rtl", "network", "-M", 64, "-S", 8, "-o", "big.v", check=False, cwd=tmp_path, timeout=60)
+    assert "VC buffers" in _one_line_error(p)
+    assert not list(tmp_path.iterdir())
