@@ -457,6 +457,11 @@ class Link:
         require(0 < words <= MAX_PRBS_WORDS, f"PRBS words must be 1..{MAX_PRBS_WORDS}")
         prbs = f"{block}_prbs"
         ports = self.reg(prbs, "info") & 0xFFFF
+        if self.reg(prbs, "run"):
+            # a run an aborted command left going: stop it and let its last words leave the
+            # datapath, or they are counted after the clear and this run's counts disagree
+            self.set_reg(prbs, "run", 0)
+            self._wait_cycles(8)
         self.set_reg(prbs, "ctrl", (polynomial == 31) | 2)        # select, clear
         self.set_reg(prbs, "run", words)
         if inject is not None:
