@@ -13,11 +13,17 @@ import os
 
 from permnet.gen.errors import PermnetError
 
-__all__ = ["memory_budget", "check_memory", "check_arcs", "human_bytes", "BYTES_PER_ARC"]
+__all__ = ["memory_budget", "check_memory", "check_arcs", "check_ports", "human_bytes", "BYTES_PER_ARC",
+           "BYTES_PER_PORT", "BYTES_PER_DEVICE"]
 
 #: numpy arcs (tail, head int64) plus the CSR copy the metrics engine builds
 BYTES_PER_ARC = 40
 DEFAULT_BUDGET = 4 << 30
+#: one switch port as the device drivers and the fabric hold it (intended and read-back
+#: cross-connects, ownership, the plan): the audit of issue 29 measured 4.8 GB for 10^8 ports
+BYTES_PER_PORT = 48
+#: one inventory device (its record and name)
+BYTES_PER_DEVICE = 512
 
 
 def memory_budget() -> int:
@@ -54,3 +60,8 @@ def check_memory(what: str, nbytes: float) -> None:
 def check_arcs(what: str, arcs: float, per_arc: int = BYTES_PER_ARC) -> None:
     """:func:`check_memory` for a graph of ``arcs`` stored arcs."""
     check_memory(f"{what} ({arcs:,.0f} arcs)", arcs * per_arc)
+
+
+def check_ports(what: str, ports: float, devices: float = 0) -> None:
+    """:func:`check_memory` for ``devices`` switches of ``ports`` ports in all."""
+    check_memory(f"{what} ({ports:,.0f} ports)", ports * BYTES_PER_PORT + devices * BYTES_PER_DEVICE)

@@ -33,7 +33,7 @@ from amaranth.back import verilog
 from permnet import __version__
 from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits, hex_lines
-from permnet.fileio import atomic_write
+from permnet.fileio import atomic_write_all
 from permnet.gen.routing import benes as router
 from permnet.gen.topologies import ldi
 from permnet.hdl.benes import BenesNetwork
@@ -161,6 +161,4 @@ def write_verilog(gen: Generated, path) -> list[Path]:
     files = {path.with_name(f"{path.stem}_{suffix}.hex"):
              hex_lines(words, gen.word_digits[suffix])
              for suffix, words in gen.init_files.items()}
-    out = [atomic_write(path, text)]
-    out += [atomic_write(p, t) for p, t in files.items()]
-    return out
+    return atomic_write_all({path: text, **files})

@@ -47,13 +47,45 @@ def _error(path, exc: OSError):
 
 def atomic_write(path, data) -> Path:
     """Write ``data`` (str or bytes) to ``path`` by the rules above; return the path."""
-    raw = data.encode() if isinstance(data, str) else bytes(data)
-    if str(path) == STDOUT:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(raw)
-        sys.stdout.buffer.flush()
-        return Path(STDOUT)
-    path = Path(path)
+    return atomic_write_all({path: data})[0]
+
+
+def atomic_write_all(files) -> list[Path]:
+    """Write several files ``{path: data}`` as one output: each is first written
+    to a temporary beside it, and only once all are written are they renamed into
+    place, so a file that cannot be written leaves none of them behind (a Verilog
+    file and its init files, say).  Returns the paths."""
+    items = [(path, data.encode() if isinstance(data, str) else bytes(data)) for path, data in files.items()]
+    staged, out = [], []
+    try:
+        for path, raw in items:
+            if str(path) == STDOUT:
+                staged.append((path, raw, None, None))
+            else:
+                staged.append((Path(path), raw) + _stage(Path(path), raw))
+        for path, raw, tmp, target in staged:
+            if str(path) == STDOUT:
+                sys.stdout.flush()
+                sys.stdout.buffer.write(raw)
+                sys.stdout.buffer.flush()
+                out.append(Path(STDOUT))
+                continue
+            if tmp is not None:
+                try:
+                    os.replace(tmp, target)
+                except OSError as exc:
+                    raise _error(path, exc) from None
+            out.append(path)
+    finally:
+        for _, _, tmp, _ in staged:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
+    return out
+
+
+def _stage(path: Path, raw: bytes):
+    """``(temporary, target)``: ``raw`` written beside ``path``'s target, with its
+    mode; ``(None, target)`` where it was written in place (FIFO, device)."""
     target = Path(os.path.realpath(path))          # through symbolic links
     try:
         st = os.stat(target)
@@ -70,7 +102,7 @@ def atomic_write(path, data) -> Path:
                 fh.write(raw)
         except OSError as exc:
             raise _error(path, exc) from None
-        return path
+        return None, target
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
     tmp = None
     try:
@@ -79,14 +111,11 @@ def atomic_write(path, data) -> Path:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
         os.chmod(tmp, mode)
-        os.replace(tmp, target)
-        tmp = None
     except OSError as exc:
-        raise _error(path, exc) from None
-    finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-    return path
+        raise _error(path, exc) from None
+    return tmp, target
 
 
 @contextlib.contextmanager

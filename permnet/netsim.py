@@ -18,8 +18,8 @@ class NetsimRequest:
     topologies: list
     nodes: int
     degree: int | None
-    traffic: str = "uniform"
-    load: str = "0.1"
+    traffic: str | None = None         # None: uniform (not with trace)
+    load: str | None = None            # None: 0.1 (not with trace)
     routing: str = "family"
     chords: str | None = None
     trace: str | None = None
@@ -80,14 +80,15 @@ def deadlock(topology: str, nodes: int | None, degree: int | None, *, vcs: int |
              routing: str = "family", chords=None, config: str | None = None, **ip):
     """:func:`permnet.gen.analysis.deadlock.analyse` of a family or a configuration file
     (``ip``: ``levels``, ``nucleus``, ``merge``, ``symmetric`` of an IP family)."""
-    from permnet.gen.analysis.deadlock import analyse
+    from permnet.gen.analysis.deadlock import MAX_VCS, analyse
 
-    require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
+    require(vcs is None or 1 <= vcs <= MAX_VCS, f"--vcs must be in 1..{MAX_VCS}, got {vcs}")
     net = build(topology, nodes, degree, routing, chords, config, **ip)
     return analyse(net.table, vcs, topology=net.name)
 
 
-def _check_vcs(net, config, allow: bool) -> None:
+def _check_vcs(net, config, allow: bool, hint: str = " (--allow-deadlock runs it anyway)") -> None:
+    """Refuse ``config.vcs`` VCs below the longest route when the channel dependency graph has a cycle."""
     from permnet.gen.analysis.deadlock import analyse
 
     H = net.table.max_hops
@@ -95,7 +96,7 @@ def _check_vcs(net, config, allow: bool) -> None:
         return
     rep = analyse(net.table, config.vcs, topology=net.name)
     require(rep.acyclic, f"{net.name}: {config.vcs} VC(s) is below what the routing needs ({H} hops); "
-                         f"channel dependency cycle {rep.cycle_text()} (--allow-deadlock runs it anyway)")
+                         f"channel dependency cycle {rep.cycle_text()}{hint}")
 
 
 def run(req: NetsimRequest, config) -> NetsimReport:
@@ -106,7 +107,9 @@ def run(req: NetsimRequest, config) -> NetsimReport:
     require(req.topologies, "no topology given")
     require(req.trace is None or req.traffic_matrix is None, "--trace and --traffic-matrix exclude each other")
     require(0 <= req.refine <= 20, f"--refine must be 0..20 bisection steps, got {req.refine}")
-    load_list = netsim.loads(req.load) if req.trace is None else [1.0]
+    require(req.trace is None or (req.traffic is None and req.load is None),
+            "--trace gives every packet and its cycle; --traffic and --load would be ignored: give one or the other")
+    load_list = netsim.loads(req.load or "0.1") if req.trace is None else [1.0]
     sweeps = []
     for topo in (req.topologies if req.config is None else ["config"]):
         net = build(topo, req.nodes, req.degree, req.routing, req.chords, req.config, **req.ip())
@@ -119,7 +122,7 @@ def run(req: NetsimRequest, config) -> NetsimReport:
 
             traffic = netsim.matrix(read_demand(req.traffic_matrix, net.table.M, cfg.seed), req.traffic_matrix)
         else:
-            traffic = netsim.pattern(req.traffic, net.table.M, cfg.seed)
+            traffic = netsim.pattern(req.traffic or "uniform", net.table.M, cfg.seed)
         _check_vcs(net, cfg, req.allow_deadlock)
         sw = netsim.sweep(net, traffic, load_list, cfg, refine=req.refine if len(load_list) > 1 else 0)
         dead = [p for p in sw.points if p.deadlock]

@@ -20,6 +20,7 @@ __all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "Networ
            "stream_network", "router_for"]
 
 MAX_NODES = 64          # the RTL network is for small networks
+MAX_VC_BUFFERS = 512    # M*S*vcs: elaboration time grows with it (issue 29: -M 64 -S 8 did not finish)
 MAX_FLIT_WIDTH = 1024   # payload bits per flit
 ROUTER_CHOICES = ("auto", "nexthop", "table")   # auto, then :data:`permnet.hdl.network.ROUTERS`
 ENDPOINTS = ("selftest", "stream")              # trace generators and checkers, or AXI-Stream ports
@@ -55,6 +56,10 @@ def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: 
     net = tables.network(topology, M, S)
     t = net.table
     vcs = vcs or t.max_hops
+    from permnet.netsim import _check_vcs      # the check netsim makes: no deadlock-prone RTL either
+    _check_vcs(net, netsim.Config(vcs=vcs), False, hint="")
+    require(M * S * vcs <= MAX_VC_BUFFERS, f"the RTL network elaborates M*S*vcs <= {MAX_VC_BUFFERS} VC buffers "
+                                           f"(LDI(16,4) with 2 VCs, 128, took 36 s); got {M}*{S}*{vcs}")
     if trace:
         tr = netsim.parse_trace(read_text(trace), M, None if switching == "wormhole" else buffer, where=trace)
         rows = [tuple(int(a[i]) for a in tr.trace) for i in range(tr.trace[0].size)]

@@ -112,6 +112,9 @@ def verify_files(config_path, *, intended_path=None, topology=None, M=None, S=No
 
     first = 0       # an intent holding one switch's plane (a per-switch file) numbers it as it says
     if intended_path:
+        given = [o for o, v in (("--topology", topology), ("--nodes", M), ("--degree", S), ("--method", method))
+                 if v is not None]
+        require(not given, f"--intended FILE is the intent; {', '.join(given)} would be ignored: give one or the other")
         cfg = ocsconfig.read(intended_path)
         want, dev = cfg.planes, device_ports or cfg.device_ports
         if len(want) == 1 and isinstance(cfg.topology.get("plane"), int):

@@ -69,6 +69,11 @@ class DeadlockReport:
         return " -> ".join(parts) + more + (" -> back" if self.cycle else "")
 
 
+#: the most virtual channels analysed or simulated (netsim's limit too): hop k uses VC
+#: min(k, vcs-1), so VCs beyond the longest route are never used anyway
+MAX_VCS = 64
+
+
 def channel_id(node, plane, vc, S: int, vcs: int):
     """Index of channel ((node, plane), vc): ``(node S + plane) vcs + vc``."""
     return (node * S + plane) * vcs + vc
@@ -128,6 +133,7 @@ def analyse(table, vcs: int | None = None, policy: str = "hop", topology: str = 
     from scipy.sparse.csgraph import breadth_first_order, connected_components
 
     H = table.max_hops
+    require(vcs is None or 1 <= vcs <= MAX_VCS, f"--vcs must be in 1..{MAX_VCS}, got {vcs}")
     vcs = max(H, 1) if vcs is None else vcs
     S, M = table.planes.shape
     C = M * S * vcs
@@ -167,6 +173,6 @@ def check(topology: str, nodes: int, degree: int | None = None, *, vcs: int | No
     """Build the network (:func:`permnet.gen.routing.tables.network`) and analyse it."""
     from permnet.gen.routing import tables
 
-    require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
+    require(vcs is None or 1 <= vcs <= MAX_VCS, f"--vcs must be in 1..{MAX_VCS}, got {vcs}")
     net = tables.network(topology, nodes, degree, routing, chords=chords)
     return analyse(net.table, vcs, policy, topology=net.name)

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.limits import check_ports
 
 __all__ = ["Device", "MODELS", "PROTOCOLS", "parse_inventory"]
 
@@ -119,6 +120,7 @@ def parse_inventory(doc: dict) -> list[Device]:
     require(isinstance(tables, list) and tables, "inventory: no [[device]] tables")
     devices: list[Device] = []
     seen: dict[str, str] = {}
+    total_ports = total_devices = 0      # checked against the memory budget before any device is made
     for t, tab in enumerate(tables):
         where = f"device[{t}]"
         require(isinstance(tab, dict), f"{where}: not a table")
@@ -177,12 +179,13 @@ def parse_inventory(doc: dict) -> list[Device]:
             require(bool(host) and port.isdigit() and 0 < int(port) < 65536,
                     f"{where}: key 'address': expected host:port, got {a!r}")
         count = tab.get("count")
-        if count is None:
-            names = [name]
-        else:
+        if count is not None:
             count = _typed(where, "count", count, int)
             require(count >= 1, f"{where}: key 'count' must be >= 1, got {count}")
-            names = [f"{name}-{i}" for i in range(1, count + 1)]
+        total_ports += vals["ports"] * (count or 1)
+        total_devices += count or 1
+        check_ports(f"{where}: {total_devices:,} device(s) so far", total_ports, total_devices)
+        names = [name] if count is None else [f"{name}-{i}" for i in range(1, count + 1)]
         for nm in names:
             require(nm not in seen, f"{where}: key 'name': duplicate device name {nm!r} (also in {seen.get(nm)})")
             seen[nm] = where

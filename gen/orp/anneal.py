@@ -44,6 +44,9 @@ from permnet.gen.orp.bounds import m_opt
 __all__ = ["fits", "initial_graph", "auto_t0", "anneal", "SearchResult", "search"]
 
 BIG = 1 << 60
+#: the most hosts ``search`` takes: twice the largest Graph Golf instance (65536, gen/orp/records.py);
+#: m_opt alone scans 4n switch counts and each evaluation is a BFS from every switch
+MAX_SEARCH_HOSTS = 1 << 17
 T0_MAX = 2e-3        # the fixed start temperature of earlier versions; the automatic one never exceeds it
 AUTO_T0_SCALE = 0.3  # start temperature / median |h-ASPL change| of a random swap (auto_t0)
 _IDLE_CHUNKS = 50  # give up after this many chunks of steps without one valid move (tiny graphs)
@@ -351,6 +354,12 @@ def _worker(args):
     return res.graph.to_edges_text(), res.evaluations, res.seconds, seed
 
 
+def check_search_size(n: int) -> None:
+    """Refuse more than :data:`MAX_SEARCH_HOSTS` hosts before any work."""
+    require(n <= MAX_SEARCH_HOSTS, f"the search takes at most {MAX_SEARCH_HOSTS} hosts (twice the largest "
+                                   f"Graph Golf instance), got n={n}")
+
+
 def search(n: int, r: int, *, m: int | None = None, seconds: float | None = None, evaluations: int | None = None,
            seed: int = 0, workers: int = 1, mode: str = "swing", dask: str | None = None,
            start: HostSwitchGraph | None = None, show_progress: bool = False) -> SearchResult:
@@ -360,6 +369,7 @@ def search(n: int, r: int, *, m: int | None = None, seconds: float | None = None
     from permnet.gen.orp.hostswitch import parse_edges
 
     require(workers >= 1, f"workers must be >= 1, got {workers}")
+    check_search_size(n)
     m = start.m if start is not None else (m or m_opt(n, r))
     if workers == 1 and dask is None:
         bar = None

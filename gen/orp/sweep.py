@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from permnet.gen.errors import PermnetError, require
-from permnet.gen.orp.anneal import AUTO_T0_SCALE, SearchResult, anneal, fits
+from permnet.gen.orp.anneal import AUTO_T0_SCALE, SearchResult, anneal, check_search_size, fits
 from permnet.gen.orp.bounds import m_opt
 from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, parse_edges
 from permnet.gen.orp.polarity import polarity_order_near, polarity_start
@@ -176,6 +176,7 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
     """Search the order/radix problem (n, r); see the module docstring."""
     check_order_radix(n, r)
     require(workers >= 1, f"workers must be >= 1, got {workers}")
+    check_search_size(n)
     require(sweep >= 1, f"sweep must be >= 1, got {sweep}")
     require(m is None or m >= 1, f"switches must be >= 1, got {m}")
     require(seconds is None or (math.isfinite(seconds) and seconds > 0), "seconds must be > 0")

@@ -48,10 +48,11 @@ from permnet.gen.errors import PermnetError, require
 from permnet.gen.graph.permutations import is_permutation
 from permnet.gen.topologies import ldi
 from permnet.gen.graph.coloring import edge_colour_regular_bipartite
+from permnet.gen.planes.methods import PLANE_METHODS
 
 __all__ = ["Planes", "formula3_valid", "ldi_planes", "decompose", "check_planes", "is_permutation"]
 
-METHODS = ("auto", "formula3", "residue", "gcd", "colouring")
+METHODS = PLANE_METHODS
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,9 @@ def ldi_planes(M: int, S: int, method: str = "auto") -> Planes:
     for where it does not hold is an error, never a wrong answer.
     """
     ldi.check_params(M, S)
+    from permnet.gen.limits import check_memory
+    # the S x M int64 planes and the closed forms' temporaries of the same shape
+    check_memory(f"the {S} planes of LDI({M},{S})", 32 * M * S)
     if method == "auto":
         method = "residue" if M % S == 0 else "gcd"
     if method == "formula3":

@@ -76,6 +76,10 @@ def user_permutations(specs, M: int) -> list[tuple[str, np.ndarray]]:
             out += _torus(M, int(m.group(1)), int(m.group(2)))
         else:
             raise PermnetError(f"unknown plane spec {spec!r} (ring, ring-, shift:K, torus:AxB or a file)")
+    for name, p in out:
+        # a plane that maps every node to itself links nothing: only self-loops
+        require(not np.array_equal(p, n), f"plane {name} is the identity on {M} nodes (every port to itself); "
+                                          "it links no two nodes")
     return out
 
 

@@ -49,6 +49,9 @@ IP_TOPOLOGIES = IP_NETWORKS
 TOPOLOGIES = NETWORKS
 ROUTINGS = ("family", "shortest")
 MAX_NODES = 4096
+#: the most M^2 S (every source, destination and plane) a shortest-path table is built for:
+#: LDI(1024, 32), 2^25, took 2.6 s on the audit machine (and as long again for the deadlock analysis)
+MAX_SHORTEST_WORK = 1 << 28
 _CHUNK = 1 << 22          # pairs handled at once when walking (bounded temporaries)
 
 
@@ -223,6 +226,10 @@ def _distances(planes: np.ndarray) -> np.ndarray:
 def shortest_table(planes: np.ndarray) -> RouteTable:
     """Shortest-path routing from BFS: at each hop the lowest plane leading one hop closer."""
     planes = np.asarray(planes, dtype=np.int64)
+    S, M = planes.shape
+    require(M * M * S <= MAX_SHORTEST_WORK,
+            f"shortest-path tables take M^2 S <= 2^{MAX_SHORTEST_WORK.bit_length() - 1} "
+            f"(e.g. 4096 nodes of degree 16); {M} nodes of degree {S} is {M * M * S:,}")
     dist = _distances(planes)
     require(bool(np.all(dist >= 0)), "the network is not strongly connected: some destinations are unreachable")
 
@@ -333,6 +340,9 @@ def network(topology: str, nodes: int | None, degree: int | None = None, routing
     built, name, solved = f.by_size(topology, int(nodes), degree, chords)
     params.update(solved)
     planes = decompose.topology_planes(built).planes
+    # a chordal ring's degree follows from its chords (2 + chords per class): a --degree must agree
+    require(topology != "chordal" or degree is None or degree == planes.shape[0],
+            f"--degree {degree} disagrees with {name}, which has degree {planes.shape[0]} (2 + its chords per class)")
     params["degree"] = int(planes.shape[0])
     if topology == "torus" and routing == "family":
         table = torus_dor_table(params["radix"], params["dims"], planes)

@@ -55,6 +55,12 @@ DOTY_TABLE2_C = {(3, 6): 100, (3, 7): 180, (3, 8): 280, (3, 9): 462, (3, 10): 70
                  (6, 3): 94, (6, 4): 284, (6, 5): 820, (6, 6): 2604, (6, 7): 7090}
 
 
+#: the largest degree searched (Doty tabulates 3-6): a ring of order r has r*(degree-2)
+#: chord slots, and a larger degree only makes every run longer, never useful
+MAX_DEGREE = 64
+#: the most nodes a searched ring may have (each evaluation is a BFS over the ring)
+MAX_RING_NODES = 1 << 20
+
 # ------------------------------------------------------------------ kernels
 
 @njit(cache=True)
@@ -308,9 +314,17 @@ def _pairings(r: int, c: int, allow_half: bool):
 
 
 def _space(n: int, r: int, c: int, allow_half: bool, limit: int):
-    """Pairings with their chord ranges, or None when there are more than ``limit`` rings."""
+    """Pairings with their chord ranges, or None when there are more than ``limit`` rings
+    (or more than ``limit`` pairings: with no n/2 chord, r*c slots have (r*c-1)!! of them)."""
+    pairings = 1
+    for odd in range(r * c - 1, 0, -2):
+        pairings *= odd
+        if pairings > limit:
+            return None          # also keeps _pairings' recursion (depth r*c) shallow
     out, total = [], 0
-    for m in _pairings(r, c, allow_half):
+    for count, m in enumerate(_pairings(r, c, allow_half)):
+        if count >= limit:
+            return None
         lo, cnt = [], []
         for a, b in m:
             if b < 0:
@@ -365,6 +379,8 @@ def _find(n, degree, k, orders, budget, seed, exhaustive_limit, restart_steps=40
             for m, lo, cnt in space:
                 if 0 in cnt:
                     continue
+                if _late(deadline):
+                    return None, evaluations
                 pa = np.array([a for a, _ in m], np.int64)
                 pb = np.array([b for _, b in m], np.int64)
                 chords, scored = _exhaustive(n, r, c, k, pa, pb, np.array(lo, np.int64), np.array(cnt, np.int64))
@@ -374,16 +390,31 @@ def _find(n, degree, k, orders, budget, seed, exhaustive_limit, restart_steps=40
             continue
         batch = 64
         done = 0
-        while done < budget and (deadline is None or time.perf_counter() < deadline):
+        while done < budget and not _late(deadline):
             steps = min(restart_steps, budget - done)
             seeds = np.arange(batch, dtype=np.int64) + seed * 1_000_003 + n * 7919 + r * 104729 + done
-            score, chords, ev = _local_search(n, r, c, k, allow_half, seeds, steps)
-            evaluations += int(ev.sum())
-            done += int(ev.sum())
-            hits = np.nonzero(score == 0)[0]
-            if len(hits):
-                return _hit(n, chords[hits[0]], k, "local", evaluations), evaluations
+            # the batch's restarts run GROUP at a time, in seed order, so that the deadline is
+            # looked at often; the first hit in seed order is the batch's hit, whatever the group size
+            spent = 0
+            for g in range(0, batch, GROUP):
+                score, chords, ev = _local_search(n, r, c, k, allow_half, seeds[g:g + GROUP], steps)
+                evaluations += int(ev.sum())
+                spent += int(ev.sum())
+                hits = np.nonzero(score == 0)[0]
+                if len(hits):
+                    return _hit(n, chords[hits[0]], k, "local", evaluations), evaluations
+                if _late(deadline):
+                    return None, evaluations
+            done += spent
     return None, evaluations
+
+
+#: restarts per call of the local-search kernel (between two looks at the deadline)
+GROUP = 4
+
+
+def _late(deadline) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def _hit(n, chords, k, method, evaluations) -> RingHit:
@@ -421,9 +452,16 @@ class SearchRow:
                 "stopped_by": self.stopped_by}
 
 
-def undirected_moore(d: int, k: int) -> int:
-    """Doty eq. (1): 1 + d + d(d-1) + ... + d(d-1)^(k-1)."""
-    return 1 + sum(d * (d - 1) ** j for j in range(k))
+def undirected_moore(d: int, k: int, cap: int | None = None) -> int:
+    """Doty eq. (1): 1 + d + d(d-1) + ... + d(d-1)^(k-1); with ``cap``, the
+    sum stops growing once it passes ``cap`` (any value above it is returned)."""
+    total, term = 1, d
+    for _ in range(k):
+        total += term
+        if cap is not None and total > cap:
+            break
+        term *= d - 1
+    return total
 
 
 def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, max_order: int = 16,
@@ -444,17 +482,20 @@ def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, m
     ``seconds`` (``stopped_by == "seconds"``) depends on the machine's speed."""
     from tqdm import tqdm
 
-    require(degree >= 3, f"degree must be >= 3, got {degree}")
+    require(3 <= degree <= MAX_DEGREE, f"degree must be in 3..{MAX_DEGREE}, got {degree}")
     require(k >= 2, f"diameter must be >= 2, got {k}")
     require(1 <= max_order <= 64, f"max order must be in 1..64, got {max_order}")
     require(seconds > 0 and budget > 0 and window > 0, "seconds, budget and window must be positive")
     require(evaluations is None or evaluations > 0, f"evaluations must be positive, got {evaluations}")
-    moore = undirected_moore(degree, k)
+    moore = undirected_moore(degree, k, cap=8 * MAX_RING_NODES)
     step = 2 if degree % 2 else 1
     doty = DOTY_TABLE2_C.get((degree, k))
     if start is None:
         start = doty if doty is not None else max(2 * k + 2, (moore // 8) // step * step)
     require(start >= 3, f"start must be >= 3, got {start}")
+    require(start <= MAX_RING_NODES, f"the search would start at {start} nodes, more than the {MAX_RING_NODES} "
+                                     "a ring may have here: give a smaller --diameter or --start")
+    last = min(moore, MAX_RING_NODES)
     n = start + (-start) % step
     best, misses, total = None, 0, 0
     t0 = time.perf_counter()
@@ -463,8 +504,8 @@ def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, m
     tried, done, stride = n, set(), step
     stopped_by = "moore bound"
     while True:
-        if n > moore:
-            stopped_by = "moore bound"
+        if n > last:
+            stopped_by = "moore bound" if n > moore else "node limit"
             break
         if misses >= window:
             stopped_by = "window"

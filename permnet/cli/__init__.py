@@ -80,6 +80,10 @@ def main(argv=None) -> int:
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("permnet: interrupted", err=True)
         return EXIT_INTERRUPTED
+    except SystemExit as exc:
+        if exc.code == 128 + signal.SIGTERM:
+            click.echo("permnet: terminated", err=True)
+        raise
     except click.ClickException as exc:
         msg = exc.format_message().replace("\n", " ")
         click.echo(f"permnet: error: {msg}", err=True)

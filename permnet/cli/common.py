@@ -7,6 +7,7 @@ import json
 import click
 
 from permnet.gen.errors import PermnetError
+from permnet.gen.planes.methods import PLANE_METHODS
 from permnet.gen.topologies.names import NETWORKS
 
 EXIT_MISMATCH = 1       # only a verification that found a difference
@@ -34,6 +35,8 @@ class FinitePositiveFloat(click.ParamType):
 
 
 POSITIVE_FLOAT = FinitePositiveFloat()
+#: --method of every command that decomposes LDI(M,S) into planes (declared in gen/planes/methods.py)
+PLANE_METHOD = click.Choice(list(PLANE_METHODS))
 SEED = click.IntRange(min=0)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import emit, emit_verdict, ints
+from permnet.cli.common import PLANE_METHOD, emit, emit_verdict, ints
 
 
 def _target(f):
@@ -13,7 +13,7 @@ def _target(f):
                      help="any OCS configuration file (its planes, and schedule if any)")(f)
     f = click.option("--fail", "failed", default="",
                      help="with --topology ldi: failed nodes, LDI(M-f,S) re-embedded on the survivors")(f)
-    f = click.option("--method", type=click.Choice(["auto", "residue", "colouring", "formula3"]), default="auto",
+    f = click.option("--method", type=PLANE_METHOD, default="auto",
                      show_default=True, help="plane decomposition")(f)
     f = click.option("--degree", "-S", "S", type=int, default=None, help="LDI degree S")(f)
     f = click.option("--nodes", "-M", "M", type=int, default=None, help="LDI nodes M")(f)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import echo_json, ints, ldi_options, ocs_output_options
+from permnet.cli.common import PLANE_METHOD, echo_json, ints, ldi_options, ocs_output_options
 
 
 @click.group()
@@ -15,7 +15,7 @@ def faults():
 @faults.command("ldi")
 @ldi_options
 @click.option("--failed", required=True, help="comma-separated failed nodes, e.g. 1,2,4")
-@click.option("--method", type=click.Choice(["auto", "residue", "colouring"]), default="auto")
+@click.option("--method", type=PLANE_METHOD, default="auto")
 @click.option("-o", "--output", type=click.Path(), default=None,
               help="write the re-embedded planes as a configuration file")
 @ocs_output_options

@@ -22,15 +22,16 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--chords", default=None, help="chordal rings: chords per residue class")
 @ip_family_options
 @click.option("--routing", type=click.Choice(["family", "shortest"]), default="family", show_default=True)
-@click.option("--traffic", default="uniform", show_default=True,
-              help="uniform, transpose, bitrev, bitcomp, shuffle, tornado, hotspot[:NODE[:FRAC]], randperm")
+@click.option("--traffic", default=None,
+              help="uniform, transpose, bitrev, bitcomp, shuffle, tornado, hotspot[:NODE[:FRAC]], randperm  "
+                   "[default: uniform]")
 @click.option("--traffic-matrix", default=None, metavar="FILE|PATTERN",
               help="a demand matrix (file or permnet plan pattern): sources inject in proportion to their row "
                    "sums (the busiest at --load) and draw destinations in proportion to their row")
 @click.option("--trace", type=click.Path(dir_okay=False), default=None,
               help="trace file of 'cycle src dst size' lines (replaces --traffic and --load)")
-@click.option("--load", default="0.1", show_default=True,
-              help="packets per node per cycle in (0,1]: one value or start:stop:step")
+@click.option("--load", default=None,
+              help="packets per node per cycle in (0,1]: one value or start:stop:step  [default: 0.1]")
 @click.option("--vcs", type=int, default=None, help="virtual channels per link (default: the longest route)")
 @click.option("--buffer", type=int, default=8, show_default=True, help="flits per VC buffer")
 @click.option("--packet-size", type=int, default=4, show_default=True, help="flits per packet")

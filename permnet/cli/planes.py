@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import ldi_options, ocs_output_options, schedule_options, written
+from permnet.cli.common import PLANE_METHOD, ldi_options, ocs_output_options, schedule_options, written
 from permnet.gen.errors import require
 
 
@@ -17,7 +17,7 @@ def planes():
 @ldi_options
 @click.option("-o", "--output", required=True, type=click.Path(), help="configuration file (or folder)")
 @ocs_output_options
-@click.option("--method", type=click.Choice(["auto", "formula3", "residue", "colouring"]), default="auto",
+@click.option("--method", type=PLANE_METHOD, default="auto",
               show_default=True, help="closed form or bipartite edge colouring")
 @click.option("--index-base", type=click.IntRange(0, 1), default=0, show_default=True,
               help="port numbering of csv/pairs files")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import EXACT_OPTION, emit, ldi_options, ocs_output_options, written
+from permnet.cli.common import PLANE_METHOD, EXACT_OPTION, emit, ldi_options, ocs_output_options, written
 
 
 @click.group()
@@ -24,7 +24,7 @@ def topo():
 @click.option("--planes", type=click.Path(), default=None,
               help="write the switching planes as an OCS configuration file (or folder)")
 @ocs_output_options
-@click.option("--method", type=click.Choice(["auto", "formula3", "residue", "colouring"]), default="auto",
+@click.option("--method", type=PLANE_METHOD, default="auto",
               show_default=True, help="plane decomposition for --planes")
 def topo_ldi(M, S, as_json, exact, output, modules, bisection, planes, fmt, device_ports, single_file, method):
     """LDI(M,S): n -> (S*n+L) mod M (Melhem eq. 1)."""

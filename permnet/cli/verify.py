@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import emit_verdict
+from permnet.cli.common import PLANE_METHOD, emit_verdict
 from permnet.formats import names as format_names
 
 
@@ -15,7 +15,7 @@ from permnet.formats import names as format_names
 @click.option("--topology", type=click.Choice(["ldi"]), default=None, help="intended topology family")
 @click.option("--nodes", "-M", "M", type=int, default=None)
 @click.option("--degree", "-S", "S", type=int, default=None)
-@click.option("--method", type=click.Choice(["auto", "formula3", "residue", "colouring"]), default=None,
+@click.option("--method", type=PLANE_METHOD, default=None,
               help="plane decomposition of the intended topology (default: as recorded in the file, else auto)")
 @click.option("--intended", type=click.Path(dir_okay=False), default=None,
               help="compare with this configuration file instead of a topology")

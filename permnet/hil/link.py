@@ -29,6 +29,10 @@ from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil import protocol as P
 from permnet.gen.hil import regmap as R
 
+#: the most PRBS words per port in one run: the wait for it is bounded by --timeout plus
+#: words / 10^4 s (the model idles at 65536 cycles/s), at most 105 s more
+MAX_PRBS_WORDS = 1 << 20
+
 __all__ = ["Link", "HilError", "HilTimeout", "HilFramingError", "HilInfo", "Readback", "PrbsResult", "LinkCounters"]
 
 PLAIN_MAX_WORDS = 255
@@ -450,9 +454,14 @@ class Link:
         """Send ``words`` PRBS words on every ingress of ``block`` ("xbar" or
         "benes") and read the per-egress word and error counters."""
         require(polynomial in (7, 31), "PRBS polynomial must be 7 or 31")
-        require(0 < words < 1 << 32, "PRBS words must be 1..2^32-1")
+        require(0 < words <= MAX_PRBS_WORDS, f"PRBS words must be 1..{MAX_PRBS_WORDS}")
         prbs = f"{block}_prbs"
         ports = self.reg(prbs, "info") & 0xFFFF
+        if self.reg(prbs, "run"):
+            # a run an aborted command left going: stop it and let its last words leave the
+            # datapath, or they are counted after the clear and this run's counts disagree
+            self.set_reg(prbs, "run", 0)
+            self._wait_cycles(8)
         self.set_reg(prbs, "ctrl", (polynomial == 31) | 2)        # select, clear
         self.set_reg(prbs, "run", words)
         if inject is not None:

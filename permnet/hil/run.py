@@ -130,7 +130,9 @@ def run(url: str, config_path, *, plane: int | None = None, prbs_words: int = 0,
         exhaustive: int = 4096, samples: int = 1000, seed: int = 0, timeout: float = 1.0,
         durations=None) -> HilRunReport:
     from permnet import ocsconfig
+    from permnet.hil.link import MAX_PRBS_WORDS
 
+    require(0 <= prbs_words <= MAX_PRBS_WORDS, f"--prbs must be 0..{MAX_PRBS_WORDS} words, got {prbs_words}")
     cfg = ocsconfig.read(config_path)
     t0 = time.perf_counter()
     with Link(url, timeout=timeout) as link:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from permnet.gen.errors import require
+from permnet.gen.limits import check_ports
 from permnet.ocs.driver import Credentials, open_driver
 from permnet.ocs.transaction import Target, TransactionReport, apply_targets
 
@@ -74,6 +75,7 @@ def config_targets(cfg, devices: list[DeviceSpec], protocol: str, *, plane: int 
     for j, spec in enumerate(devices):
         N = device_ports or _device_size(protocol, spec, credentials, timeout)
         require(N >= n, f"{spec.name}: a {N}-port device cannot hold a {n}-port plane")
+        check_ports(f"{spec.name}: the device's state", N)
         want = np.full(N, -1, np.int64)
         want[:n] = cfg.planes[plane + j]
         owned = np.zeros(N, bool)

@@ -27,9 +27,10 @@ STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_don
                "last_progress")
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac, cdf,
-             tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False, link_stages=0):
+             tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False, link_stages=0,
+             stop=None):
     S, M = planes.shape
     NCH = M * S * V
     K = S * V + lanes
@@ -97,6 +98,8 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     ntrace = tc.size
     t = 0
     while t < max_cycles:
+        if stop is not None and stop[0] != 0:
+            break                                 # the caller was interrupted: these results are discarded
         inwin = warmup <= t < warmup + window
         # credits sent last cycle arrive
         for ch in range(NCH):

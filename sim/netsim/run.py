@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from permnet.gen.analysis.deadlock import MAX_VCS
 from permnet.gen.errors import PermnetError, require
 from permnet.sim.netsim import kernel
 from permnet.sim.netsim.traffic import Traffic
@@ -52,7 +53,7 @@ class Config:
 
     def check(self, max_hops: int) -> "Config":
         vcs = max(max_hops, 1) if self.vcs is None else self.vcs
-        require(isinstance(vcs, int) and 1 <= vcs <= 64, f"vcs must be in 1..64, got {vcs}")
+        require(isinstance(vcs, int) and 1 <= vcs <= MAX_VCS, f"vcs must be in 1..{MAX_VCS}, got {vcs}")
         require(self.switching in ("vct", "wormhole"), f"switching must be vct or wormhole, got {self.switching!r}")
         require(1 <= self.buffer <= 1024, f"buffer must be 1..1024 flits per VC, got {self.buffer}")
         require(1 <= self.packet_size <= 1024, f"packet size must be 1..1024 flits, got {self.packet_size}")
@@ -175,6 +176,36 @@ def _percentile(hist: np.ndarray, q: float) -> float:
     return float(idx)
 
 
+def _interruptible(*args):
+    """:func:`kernel.simulate` in a worker thread (the kernel releases the GIL), so that
+    Ctrl-C and SIGTERM reach the main thread while it waits: either sets the kernel's stop
+    flag, which it reads once a cycle, and the signal's exception is raised again once the
+    kernel has returned.  An uninterrupted run is the same call, so its results are the same."""
+    import threading
+
+    stop = np.zeros(1, dtype=np.int64)
+    box: dict = {}
+
+    def work():
+        try:
+            box["out"] = kernel.simulate(*args, stop)
+        except BaseException as exc:      # handed to the waiting thread
+            box["err"] = exc
+
+    worker = threading.Thread(target=work, name="netsim-kernel", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except BaseException:
+        stop[0] = 1
+        worker.join()
+        raise
+    if "err" in box:
+        raise box["err"]
+    return box["out"]
+
+
 def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name: str | None = None) -> Result:
     """Simulate one load (packets per node per cycle; ignored for a trace)."""
     table = net.table if hasattr(net, "table") else net
@@ -203,7 +234,7 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
         tc = ts = td = tsz = empty
         warmup, window, qcap = cfg.warmup, cfg.cycles, cfg.queue
         max_cycles = warmup + window + drain
-    stats, hist, linkflits, log = kernel.simulate(
+    stats, hist, linkflits, log = _interruptible(
         planes, up, table.length, table.hops, cfg.vcs, cfg.buffer,
         cfg.switching == "wormhole", lanes, qcap, traffic.kind, traffic.dest.astype(np.int64), float(load),
         cfg.packet_size, traffic.hot, traffic.hot_frac,

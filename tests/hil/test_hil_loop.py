@@ -153,3 +153,17 @@ def test_cli_hil_run(hil_url, tmp_path, capsys):
     assert code == 0 and out["verified"] is True
     assert out["hil"]["nexthop"] is None or out["hil"]["nexthop"]["mismatches"] == []
     assert out["missing"] == [] and out["conflicting"] == []
+
+
+def test_prbs_after_an_aborted_run(link):
+    """Issue 29: a run left going by an aborted `hil run` made the next one fail with 0 error words."""
+    info = link.info().crossbar
+    if info is None or info["slots"] != 1:
+        pytest.skip("single-slot crossbar needed")
+    n = info["ports"]
+    link.load_crossbar(np.roll(np.arange(n), 1)[None, :])
+    link.commit_crossbar()
+    link.set_reg("xbar_prbs", "ctrl", 2)
+    link.set_reg("xbar_prbs", "run", 1 << 30)       # as a command killed mid-run leaves it
+    res = link.run_prbs("xbar", 500, 7)
+    assert res.words == [500] * n and res.errors == [0] * n

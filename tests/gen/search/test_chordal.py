@@ -102,4 +102,4 @@ def test_cli_search_chordal(tmp_path):
         assert ring.metrics().diameter <= r["diameter"]
     assert rows[1]["nodes"] >= 56          # Doty: largest order-r ring of diameter 5 he found
     p = run("search", "chordal", "--degree", 2, "--quiet", check=False)
-    assert p.returncode == 2 and "degree must be >= 3" in p.stderr
+    assert p.returncode == 2 and "degree must be in 3..64" in p.stderr
