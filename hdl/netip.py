@@ -27,9 +27,24 @@ from amaranth.lib.wiring import In, Out
 from permnet.gen.errors import require
 from permnet.hdl.router import Router
 
-__all__ = ["NetworkIP", "WirePlanes", "PLANE_LINKS", "forward_ports"]
+__all__ = ["NetworkIP", "WirePlanes", "PLANE_LINKS", "PLANE_KINDS", "forward_ports", "plane_set_factory"]
 
 PLANE_LINKS = ("fwd_i", "fwd_o", "bwd_i", "bwd_o")
+PLANE_KINDS = ("wires", "crossbar", "benes")
+
+
+def plane_set_factory(kind: str, planes):
+    """The ``plane_set`` hook of :class:`NetworkIP` for planes of ``kind``: ``wires``
+    (:class:`WirePlanes`, fixed), or ``crossbar`` / ``benes``
+    (:class:`permnet.hdl.planes.PlaneSet`, loadable at run time through its ``cfg`` port,
+    combinational so a hop still takes one cycle), reset to ``planes`` (S lists of M)."""
+    require(kind in PLANE_KINDS, f"unknown planes {kind!r} (one of {', '.join(PLANE_KINDS)})")
+    rows = [[int(x) for x in row] for row in planes]
+    if kind == "wires":
+        return lambda fw, bw: WirePlanes(len(rows[0]), len(rows), fw, bw, rows)
+    from permnet.hdl.planes import PlaneSet
+
+    return lambda fw, bw: PlaneSet(len(rows[0]), len(rows), fw, bw, kind, rows)
 
 
 def forward_ports(m, outer, inner, members):
