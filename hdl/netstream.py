@@ -108,7 +108,8 @@ class NetworkStream(wiring.Component):
     synth_router = "router2"
 
     def __init__(self, routes, *, vcs: int, buffer: int, wormhole: bool = False, flit_width: int = 32,
-                 max_packet: int | None = None, depth: int | None = None, link_stages: int = 0, plane_set=None):
+                 max_packet: int | None = None, depth: int | None = None, link_stages: int = 0, plane_set=None,
+                 swap: bool = False):
         P = buffer if max_packet is None else int(max_packet)
         require(P >= 1, f"max packet must be >= 1 flit, got {P}")
         require(wormhole or P <= buffer,
@@ -121,7 +122,7 @@ class NetworkStream(wiring.Component):
         self.zb = bits(max(P, buffer))
         self.ip = NetworkIP(routes, vcs=vcs, buffer=buffer, lanes=1, wormhole=wormhole, size_bits=self.zb,
                             data_fields={"payload": self.W}, eject="port", link_stages=link_stages,
-                            plane_set=plane_set)
+                            plane_set=plane_set, swap=swap)
         self.V, self.B, self.K = self.ip.V, self.ip.B, self.ip.K
         members = {}
         for d in range(self.M):
@@ -130,8 +131,8 @@ class NetworkStream(wiring.Component):
                         f"n{d}_out_tvalid": Out(1), f"n{d}_out_tready": In(1), f"n{d}_out_tdata": Out(self.W),
                         f"n{d}_out_tlast": Out(1), f"n{d}_out_tdest": Out(self.nb)}
         members["dest_error"] = Out(1)
-        require(not set(members) & set(self.ip.plane_ports), "plane set ports clash with the stream ports")
-        super().__init__(members | self.ip.plane_ports)
+        require(not set(members) & set(self.ip.control_ports), "plane set ports clash with the stream ports")
+        super().__init__(members | self.ip.control_ports)
 
     def port(self, d: int, side: str, name: str):
         """The signal ``n{d}_{side}_{name}`` (side ``in`` or ``out``, name ``tvalid`` ...)."""
@@ -157,5 +158,5 @@ class NetworkStream(wiring.Component):
                          self.port(d, "out", "tdest").eq(ej.payload.src)]
             errors.append(nic.dest_error)
         m.d.comb += self.dest_error.eq(Cat(*errors).any())
-        forward_ports(m, self, ip, self.ip.plane_ports)
+        forward_ports(m, self, ip, self.ip.control_ports)
         return m

@@ -155,7 +155,7 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
             tags={"serial": self.sb}, data_fields={"payload": self.W} if self.W else None, eject="vc",
             link_stages=self.link_stages, plane_set=plane_set_factory(planes_kind, self.planes))
         wiring.Component.__init__(self, {"cycle": Out(cycle_bits), "delivered": Out(_bits(self.npk)),
-                                         "done": Out(1), "error": Out(1)} | self.ip.plane_ports)
+                                         "done": Out(1), "error": Out(1)} | self.ip.control_ports)
         K = self.K
         self.tail_valid = [[Signal(name=f"tail_v_{n}_{k}") for k in range(K)] for n in range(M)]
         self.tail_serial = [[Signal(self.sb, name=f"tail_s_{n}_{k}") for k in range(K)] for n in range(M)]
@@ -182,7 +182,7 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
         m.d.sync += cycle.eq(cycle + 1)
         m.d.comb += self.cycle.eq(cycle)
         ip = m.submodules.ip = self.ip
-        forward_ports(m, self, ip, ip.plane_ports)
+        forward_ports(m, self, ip, ip.control_ports)
         delivered = Signal.like(self.delivered)
         m.d.comb += [self.delivered.eq(delivered), self.done.eq(delivered == self.npk)]
         for n in range(M):
