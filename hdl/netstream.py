@@ -10,7 +10,12 @@ node d are ``n{d}_in_tvalid n{d}_in_tready n{d}_in_tdata n{d}_in_tlast
 n{d}_in_tdest`` and ``n{d}_out_t...`` the same; ``dest_error`` (sticky) rises
 when a packet named a ``tdest`` that is not a node (that packet is taken and
 dropped). The ports of a run-time plane set other than its links (its
-``cfg``) are ports of the top too (:class:`permnet.hdl.netip.NetworkIP`).
+``cfg``) are ports of the top too (:class:`permnet.hdl.netip.NetworkIP`), and
+with ``swap=True`` the drained plane swap's (``swap_req``, ``swap_draining``,
+``swap_done``, ``swap_cycles``, ``idle``, the route tables' ``rt``;
+:mod:`permnet.hdl.swapctl`): while a swap drains the network, packets keep
+entering the injection FIFOs (``tready`` as usual) but none starts into the
+routers; they start, routed by the new tables, after the commit.
 """
 
 from __future__ import annotations
@@ -89,8 +94,8 @@ class NetworkStream(wiring.Component):
     injection and ejection port per node (module doc). ``flit_width`` W data bits per flit;
     ``max_packet`` flits per packet at most (longer ones are cut into packets of that size;
     default ``buffer``; virtual cut-through needs ``max_packet <= buffer``); ``depth`` flits of
-    injection FIFO per node (default ``max_packet``); ``link_stages`` and ``plane_set`` as in
-    :class:`permnet.hdl.netip.NetworkIP`.
+    injection FIFO per node (default ``max_packet``); ``link_stages``, ``plane_set`` and
+    ``swap`` as in :class:`permnet.hdl.netip.NetworkIP`.
 
     Latency and back-pressure: a packet is offered to its router the cycle after its last
     beat is taken (store and forward at the injector); from there the routers' timing holds

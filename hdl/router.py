@@ -48,11 +48,13 @@ def link_signature(layout, vcs: int) -> wiring.Signature:
 def route_port_signature(addr_bits: int, data_bits: int, node_bits: int = 0) -> wiring.Signature:
     """A loadable route table's port as the host sees it: ``addr``, ``data``, ``we`` (write
     ``data`` into the shadow entry ``addr``), ``commit`` (shadow -> active at that clock edge),
-    ``rdata`` (in: the active entry at ``addr``); with ``node_bits``, ``node`` selects the
-    router (the network's port, whose ``rdata`` is registered)."""
+    ``rdata`` (in: the active entry at ``addr``). With ``node_bits`` (the network's port):
+    ``node`` selects the router and there is no ``commit`` (the swap controller commits)."""
     members = {"node": Out(node_bits)} if node_bits else {}
-    return wiring.Signature(members | {"addr": Out(addr_bits), "data": Out(data_bits), "we": Out(1),
-                                       "commit": Out(1), "rdata": In(data_bits)})
+    members |= {"addr": Out(addr_bits), "data": Out(data_bits), "we": Out(1)}
+    if not node_bits:
+        members["commit"] = Out(1)
+    return wiring.Signature(members | {"rdata": In(data_bits)})
 
 
 def _lane_signature(zb: int, tags: dict, data_fields: dict) -> wiring.Signature:

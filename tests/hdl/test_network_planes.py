@@ -43,7 +43,7 @@ def selftest_run(dut, M, max_cycles, readback=()):
 
 
 @pytest.mark.parametrize("M,S,router,kind", [(9, 3, "nexthop", "crossbar"), (9, 3, "table", "benes"),
-                                             (8, 2, "nexthop", "benes"),
+                                             pytest.param(8, 2, "nexthop", "benes", marks=pytest.mark.slow),
                                              pytest.param(8, 2, "table", "crossbar", marks=pytest.mark.slow)])
 def test_selftest_on_run_time_planes_is_cycle_exact(M, S, router, kind):
     net = tables.network("ldi", M, S)
