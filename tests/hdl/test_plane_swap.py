@@ -25,14 +25,15 @@ from permnet.planeload import swap_load
 W = 16
 
 
-def swap_network(M, S, router, kind, planes=None):
+def swap_network(M, S, router, kind, planes=None, link_stages=0):
     t = tables.network("ldi", M, S).table
     planes = t.planes if planes is None else np.asarray(planes)
     t = tables.ldi_table(M, S, planes)
     routes = NetworkRoutes(planes.tolist(), t.length.tolist(), t.hops.tolist(), router, loadable=True,
                            max_hops=t.max_hops)
     return routes, NetworkStream(routes, vcs=t.max_hops, buffer=4, flit_width=W, max_packet=4,
-                                 plane_set=plane_set_factory(kind, planes.tolist()), swap=True)
+                                 plane_set=plane_set_factory(kind, planes.tolist()), swap=True,
+                                 link_stages=link_stages)
 
 
 def packets_for(nodes, per_node, seed, first_uid):
@@ -47,11 +48,12 @@ def packets_for(nodes, per_node, seed, first_uid):
     return out
 
 
-def run_swap(dut, phases, load, swap_at, *, seed, gap=0.3, ready=0.7, max_cycles=1500, readback=()):
-    """Drive ``phases`` (per node packet lists, each phase starting when the previous one's
-    beats are all taken) through the streams; write ``load`` (the plane and route words,
-    one of each per cycle) from cycle 0 and raise ``swap_req`` in cycle ``swap_at``. Returns
-    a record of what happened (see the keys below)."""
+def run_swap(dut, phases, load, swap_at, *, seed, gap=0.3, ready=0.7, max_cycles=1500, readback=(),
+             request="swap_req"):
+    """Drive ``phases`` (per node packet lists, one after the other on each node) through the
+    streams; write ``load`` (the plane and route words, one of each per cycle) from cycle 0
+    and raise ``request`` (``swap_req``, or ``cfg.commit``, its synonym) in cycle
+    ``swap_at``. Returns a record of what happened (see the keys below)."""
     rng = random.Random(seed)
     M = dut.M
     queue = [(n, d, words) for phase in phases for n, p in phase.items() for d, words in p]
@@ -68,7 +70,7 @@ def run_swap(dut, phases, load, swap_at, *, seed, gap=0.3, ready=0.7, max_cycles
         seen = 0
         pw, rw = list(load.planes), list(load.routes)
         for cyc in range(max_cycles):
-            ctx.set(dut.swap_req, int(cyc == swap_at))
+            ctx.set(dut.swap_req if request == "swap_req" else dut.cfg.commit, int(cyc == swap_at))
             ctx.set(dut.cfg.we, 0)
             ctx.set(dut.rt.we, 0)
             if pw:
@@ -105,7 +107,7 @@ def run_swap(dut, phases, load, swap_at, *, seed, gap=0.3, ready=0.7, max_cycles
             if ctx.get(dut.swap_draining):
                 rec["draining"].append(cyc)
             await ctx.tick()
-            if seen == total and not pw and not rw and cyc > swap_at + 1 and not ctx.get(dut.swap_draining):
+            if seen == total and not pw and not rw and rec["done"]:
                 break
         else:
             raise AssertionError(f"{seen} of {total} flits delivered in {max_cycles} cycles")
@@ -175,10 +177,10 @@ def test_swap_to_another_decomposition_loses_nothing():
     assert not np.array_equal(new, np.asarray(routes.planes))
     load = swap_load(new, routes, "crossbar")
     nodes = list(range(M))
-    rec = run_swap(dut, [packets_for(nodes, 8, seed=1, first_uid=0)], load, swap_at=30, seed=2,
+    rec = run_swap(dut, [packets_for(nodes, 7, seed=1, first_uid=0)], load, swap_at=26, seed=2,
                    readback=[("cfg", (y, a)) for y in range(S) for a in range(M)]
                    + [("rt", (n, L)) for n in range(M) for L in range(S)])
-    check_swap(rec, M, 30)
+    check_swap(rec, M, 26)
     for y in range(S):
         assert runtime.decode_readback("crossbar", M, [rec["cfg", (y, a)] for a in range(M)]) == new[y].tolist()
     lp = tables.link_planes(M, S, new)
@@ -189,7 +191,8 @@ def test_swap_to_a_faults_reconfiguration_loses_nothing():
     """LDI(9,3), table router, Beneš planes: node 4 fails; its traffic is over before the
     swap; the swap to LDI(8,3) re-embedded on the survivors (``permnet faults``, Melhem
     Section 4; shortest routes, loaded as changed words only) happens while the survivors
-    exchange packets, which are all delivered, before and after."""
+    exchange packets, which are all delivered, before and after. The swap is requested
+    through ``cfg.commit``."""
     M, S, dead = 9, 3, 4
     routes, dut = swap_network(M, S, "table", "benes")
     new = fault_report(M, S, [dead]).reembedded.planes
@@ -199,7 +202,7 @@ def test_swap_to_a_faults_reconfiguration_loses_nothing():
     rec = run_swap(dut, [packets_for(list(range(M)), 3, seed=3, first_uid=0),
                          packets_for(survivors, 10, seed=4, first_uid=100)], load, swap_at, seed=5,
                    readback=[("cfg", (y, a)) for y in range(S) for a in range(dut.ip.planes.entries)]
-                   + [("rt", (n, a)) for n, a, _ in load.routes[::7]])
+                   + [("rt", (n, a)) for n, a, _ in load.routes[::7]], request="cfg.commit")
     first = {n: [d for d, _ in rec["per_node"][n][:3]] for n in range(M)}
     # the failed node's traffic had started (so left the injectors) before the request
     assert all(rec["taken"][n][i] <= swap_at for n in range(M) for i in range(3)
@@ -209,3 +212,19 @@ def test_swap_to_a_faults_reconfiguration_loses_nothing():
         words = [rec["cfg", (y, a)] for a in range(dut.ip.planes.entries)]
         assert runtime.decode_readback("benes", M, words) == new[y].tolist()
     assert all(rec["rt", (n, a)] == d for n, a, d in load.routes[::7])
+
+
+@pytest.mark.slow
+def test_swap_with_link_stages_waits_for_the_link_registers():
+    """LDI(8,2), table router, crossbar planes, one register on every link (``idle`` must see
+    the flits in them): the planes relabelled (plane 0 <-> plane 1), routes reloaded."""
+    M, S = 8, 2
+    routes, dut = swap_network(M, S, "table", "crossbar", link_stages=1)
+    new = np.asarray(routes.planes)[[1, 0]]
+    load = swap_load(new, routes, "crossbar", only_changes=True)
+    swap_at = max(len(load.planes), len(load.routes), 30)
+    rec = run_swap(dut, [packets_for(list(range(M)), 24, seed=7, first_uid=0)], load, swap_at, seed=8,
+                   readback=[("cfg", (y, a)) for y in range(S) for a in range(M)])
+    check_swap(rec, M, swap_at)
+    for y in range(S):
+        assert runtime.decode_readback("crossbar", M, [rec["cfg", (y, a)] for a in range(M)]) == new[y].tolist()
