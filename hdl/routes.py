@@ -85,6 +85,10 @@ class NetworkRoutes:
     def route_words(self, planes=None, length=None, hops=None) -> list[tuple[int, int, int]]:
         """The ``(node, addr, data)`` words of the loadable routing for ``planes`` and their
         routes (default: this network's); see :mod:`permnet.gen.routing.runtime`."""
+        if planes is None and length is None and hops is None:
+            if getattr(self, "_reset_words", None) is None:
+                self._reset_words = self.route_words(self.planes, self.length, self.hops)
+            return self._reset_words
         planes = self.planes if planes is None else planes
         if self.router == "nexthop":
             return route_runtime.nexthop_words(self.M, self.S, planes)

@@ -228,3 +228,31 @@ def test_swap_with_link_stages_waits_for_the_link_registers():
     check_swap(rec, M, swap_at)
     for y in range(S):
         assert runtime.decode_readback("crossbar", M, [rec["cfg", (y, a)] for a in range(M)]) == new[y].tolist()
+
+
+@pytest.mark.parametrize("busy,bits", [(5, 16), (9, 2)])
+def test_swap_control_timing(busy, bits):
+    """The controller alone: ``idle`` low for ``busy`` paused cycles after the request; a second
+    request while draining is ignored; one commit, in the first idle paused cycle; ``done``
+    the cycle after; ``cycles`` = commit - request, saturating at ``2**bits - 1``."""
+    from permnet.hdl.swapctl import SwapControl
+
+    dut = SwapControl(bits)
+    trace = []
+
+    async def tb(ctx):
+        for cyc in range(busy + 8):
+            ctx.set(dut.req, int(cyc in (2, 4)))
+            ctx.set(dut.idle, int(not 3 <= cyc < 3 + busy))
+            trace.append((cyc, ctx.get(dut.pause), ctx.get(dut.commit), ctx.get(dut.done)))
+            await ctx.tick()
+        trace.append(ctx.get(dut.cycles))
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(tb)
+    sim.run()
+    commit = 3 + busy
+    assert [c for c, p, _, _ in trace[:-1] if p] == list(range(3, commit + 1))
+    assert [c for c, _, k, _ in trace[:-1] if k] == [commit]
+    assert [c for c, _, _, d in trace[:-1] if d] == [commit + 1]
+    assert trace[-1] == min(commit - 2, (1 << bits) - 1)
