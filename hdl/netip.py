@@ -20,16 +20,32 @@ place that joins routers to planes.
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Module
+from amaranth.hdl import Array, Cat, Const, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
-from permnet.hdl.router import Router
+from permnet.hdl.router import Router, bits, route_port_signature
+from permnet.hdl.swapctl import SwapControl
 
-__all__ = ["NetworkIP", "WirePlanes", "PLANE_LINKS", "forward_ports"]
+__all__ = ["NetworkIP", "WirePlanes", "PLANE_LINKS", "PLANE_KINDS", "forward_ports", "plane_set_factory"]
 
 PLANE_LINKS = ("fwd_i", "fwd_o", "bwd_i", "bwd_o")
+PLANE_KINDS = ("wires", "crossbar", "benes")
+
+
+def plane_set_factory(kind: str, planes):
+    """The ``plane_set`` hook of :class:`NetworkIP` for planes of ``kind``: ``wires``
+    (:class:`WirePlanes`, fixed), or ``crossbar`` / ``benes``
+    (:class:`permnet.hdl.planes.PlaneSet`, loadable at run time through its ``cfg`` port,
+    combinational so a hop still takes one cycle), reset to ``planes`` (S lists of M)."""
+    require(kind in PLANE_KINDS, f"unknown planes {kind!r} (one of {', '.join(PLANE_KINDS)})")
+    rows = [[int(x) for x in row] for row in planes]
+    if kind == "wires":
+        return lambda fw, bw: WirePlanes(len(rows[0]), len(rows), fw, bw, rows)
+    from permnet.hdl.planes import PlaneSet
+
+    return lambda fw, bw: PlaneSet(len(rows[0]), len(rows), fw, bw, kind, rows)
 
 
 def forward_ports(m, outer, inner, members):
@@ -76,6 +92,23 @@ class NetworkIP(wiring.Component):
     planes)``; its other ports (a run-time plane set's ``cfg``) become ports of this component
     under the same names (``plane_ports``). The route tables stay those of ``routes``.
 
+    ``swap=True`` (needs a plane set with a ``cfg`` port and ``routes.loadable``) adds the
+    drain protocol of :mod:`permnet.hdl.swapctl` and the route tables' port:
+
+    * ``swap_req`` (in): request a swap (so does ``cfg.commit``, which no longer commits by
+      itself); ``swap_draining`` (out): injection paused, the network draining;
+      ``swap_done`` (out): one-cycle pulse, the new planes and routes are active and injection
+      has resumed; ``swap_cycles`` (out, ``swap_cycle_bits``): the last swap's length in
+      cycles; ``idle`` (out): no flit in the network;
+    * ``rt`` (:func:`permnet.hdl.router.route_port_signature` with ``node``): ``we`` writes
+      ``data`` into the shadow route entry ``addr`` of router ``node``; the swap's commit makes
+      every router's shadow table active together with the planes; ``rdata`` (registered) is
+      the active entry at ``(node, addr)`` of the previous cycle. The words are
+      :meth:`permnet.hdl.routes.NetworkRoutes.route_words`.
+
+    ``control_ports``: the ports besides the endpoints (the plane set's and the swap's),
+    which the tops bring out under the same names.
+
     Ports, per node n: ``inj[n]`` (the router's ``inj``), ``lane[n][j]`` and ``ej[n]`` (its
     ``ej``: ``ej[n][k]`` with ``eject="vc"``, one stream with ``eject="port"``). The other
     arguments are the router's. ``routers[n]`` are the routers (built here, so that their
@@ -83,7 +116,7 @@ class NetworkIP(wiring.Component):
 
     def __init__(self, routes, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False, size_bits: int,
                  tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc", link_stages: int = 0,
-                 plane_set=None):
+                 plane_set=None, swap: bool = False, swap_cycle_bits: int = 16):
         self.routes = routes
         self.M, self.S = routes.M, routes.S
         self.routers = [Router(routes, n, vcs=vcs, buffer=buffer, lanes=lanes, wormhole=wormhole,
@@ -100,9 +133,20 @@ class NetworkIP(wiring.Component):
         self.planes = make(self.fwd_width, self.bwd_width)
         self.plane_ports = {name: member for name, member in self.planes.signature.members.items()
                             if name not in PLANE_LINKS}
+        self.swap = bool(swap)
+        self.control_ports = dict(self.plane_ports)
+        if self.swap:
+            require("cfg" in self.plane_ports, "a plane swap needs planes loadable at run time (crossbar or benes)")
+            require(routes.loadable, "a plane swap needs loadable routes (NetworkRoutes(..., loadable=True))")
+            self.swap_cycle_bits = swap_cycle_bits
+            rt = route_port_signature(routes.route_addr_bits, routes.route_data_bits, bits(self.M - 1))
+            self.control_ports |= {"rt": In(rt), "swap_req": In(1), "swap_draining": Out(1), "swap_done": Out(1),
+                                   "swap_cycles": Out(swap_cycle_bits), "idle": Out(1)}
+        else:
+            require(not routes.loadable, "loadable routes are committed by the swap controller (swap=True)")
         members = {"inj": mem["inj"].array(self.M), "lane": mem["lane"].array(self.M), "ej": mem["ej"].array(self.M)}
-        require(not set(members) & set(self.plane_ports), f"plane set ports clash with {', '.join(members)}")
-        super().__init__(members | self.plane_ports)
+        require(not set(members) & set(self.control_ports), f"plane set ports clash with {', '.join(members)}")
+        super().__init__(members | self.control_ports)
 
     def connect_planes(self, m, planes):
         """Join every output (n, y) to its plane and every input (d, y) from it, credits back."""
@@ -115,9 +159,12 @@ class NetworkIP(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        pause = self._swap(m) if self.swap else Const(0, 1)
         for n, r in enumerate(self.routers):
             m.submodules[f"router{n}"] = r
-            wiring.connect(m, wiring.flipped(self.inj[n]), r.inj)
+            # a paused router takes no descriptor: no packet starts, those in its lanes finish
+            m.d.comb += [r.inj.payload.eq(self.inj[n].payload), r.inj.valid.eq(self.inj[n].valid & ~pause),
+                         self.inj[n].ready.eq(r.inj.ready & ~pause)]
             for j in range(self.L):
                 wiring.connect(m, wiring.flipped(self.lane[n][j]), r.lane[j])
             if r.eject == "vc":
@@ -127,5 +174,21 @@ class NetworkIP(wiring.Component):
                 wiring.connect(m, wiring.flipped(self.ej[n]), r.ej)
         m.submodules.planes = self.planes
         self.connect_planes(m, self.planes)
-        forward_ports(m, self, self.planes, self.plane_ports)
+        forward_ports(m, self, self.planes, {k: v for k, v in self.plane_ports.items()
+                                             if not (self.swap and k == "cfg")})
         return m
+
+    def _swap(self, m):
+        """The swap controller, the plane set's ``cfg`` and the routers' ``rt`` ports; returns ``pause``."""
+        ctl = m.submodules.swapctl = SwapControl(self.swap_cycle_bits)
+        cfg, pc = self.cfg, self.planes.cfg
+        m.d.comb += [self.idle.eq(Cat(*(r.idle for r in self.routers)).all()), ctl.idle.eq(self.idle),
+                     ctl.req.eq(self.swap_req | cfg.commit), self.swap_draining.eq(ctl.draining),
+                     self.swap_done.eq(ctl.done), self.swap_cycles.eq(ctl.cycles),
+                     pc.plane.eq(cfg.plane), pc.addr.eq(cfg.addr), pc.data.eq(cfg.data), pc.we.eq(cfg.we),
+                     pc.commit.eq(ctl.commit), cfg.rdata.eq(pc.rdata)]
+        for n, r in enumerate(self.routers):
+            m.d.comb += [r.rt.addr.eq(self.rt.addr), r.rt.data.eq(self.rt.data),
+                         r.rt.we.eq(self.rt.we & (self.rt.node == n)), r.rt.commit.eq(ctl.commit)]
+        m.d.sync += self.rt.rdata.eq(Array(r.rt.rdata for r in self.routers)[self.rt.node])
+        return ctl.pause

@@ -10,7 +10,12 @@ node d are ``n{d}_in_tvalid n{d}_in_tready n{d}_in_tdata n{d}_in_tlast
 n{d}_in_tdest`` and ``n{d}_out_t...`` the same; ``dest_error`` (sticky) rises
 when a packet named a ``tdest`` that is not a node (that packet is taken and
 dropped). The ports of a run-time plane set other than its links (its
-``cfg``) are ports of the top too (:class:`permnet.hdl.netip.NetworkIP`).
+``cfg``) are ports of the top too (:class:`permnet.hdl.netip.NetworkIP`), and
+with ``swap=True`` the drained plane swap's (``swap_req``, ``swap_draining``,
+``swap_done``, ``swap_cycles``, ``idle``, the route tables' ``rt``;
+:mod:`permnet.hdl.swapctl`): while a swap drains the network, packets keep
+entering the injection FIFOs (``tready`` as usual) but none starts into the
+routers; they start, routed by the new tables, after the commit.
 """
 
 from __future__ import annotations
@@ -89,8 +94,8 @@ class NetworkStream(wiring.Component):
     injection and ejection port per node (module doc). ``flit_width`` W data bits per flit;
     ``max_packet`` flits per packet at most (longer ones are cut into packets of that size;
     default ``buffer``; virtual cut-through needs ``max_packet <= buffer``); ``depth`` flits of
-    injection FIFO per node (default ``max_packet``); ``link_stages`` and ``plane_set`` as in
-    :class:`permnet.hdl.netip.NetworkIP`.
+    injection FIFO per node (default ``max_packet``); ``link_stages``, ``plane_set`` and
+    ``swap`` as in :class:`permnet.hdl.netip.NetworkIP`.
 
     Latency and back-pressure: a packet is offered to its router the cycle after its last
     beat is taken (store and forward at the injector); from there the routers' timing holds
@@ -108,7 +113,8 @@ class NetworkStream(wiring.Component):
     synth_router = "router2"
 
     def __init__(self, routes, *, vcs: int, buffer: int, wormhole: bool = False, flit_width: int = 32,
-                 max_packet: int | None = None, depth: int | None = None, link_stages: int = 0, plane_set=None):
+                 max_packet: int | None = None, depth: int | None = None, link_stages: int = 0, plane_set=None,
+                 swap: bool = False):
         P = buffer if max_packet is None else int(max_packet)
         require(P >= 1, f"max packet must be >= 1 flit, got {P}")
         require(wormhole or P <= buffer,
@@ -121,7 +127,7 @@ class NetworkStream(wiring.Component):
         self.zb = bits(max(P, buffer))
         self.ip = NetworkIP(routes, vcs=vcs, buffer=buffer, lanes=1, wormhole=wormhole, size_bits=self.zb,
                             data_fields={"payload": self.W}, eject="port", link_stages=link_stages,
-                            plane_set=plane_set)
+                            plane_set=plane_set, swap=swap)
         self.V, self.B, self.K = self.ip.V, self.ip.B, self.ip.K
         members = {}
         for d in range(self.M):
@@ -130,8 +136,8 @@ class NetworkStream(wiring.Component):
                         f"n{d}_out_tvalid": Out(1), f"n{d}_out_tready": In(1), f"n{d}_out_tdata": Out(self.W),
                         f"n{d}_out_tlast": Out(1), f"n{d}_out_tdest": Out(self.nb)}
         members["dest_error"] = Out(1)
-        require(not set(members) & set(self.ip.plane_ports), "plane set ports clash with the stream ports")
-        super().__init__(members | self.ip.plane_ports)
+        require(not set(members) & set(self.ip.control_ports), "plane set ports clash with the stream ports")
+        super().__init__(members | self.ip.control_ports)
 
     def port(self, d: int, side: str, name: str):
         """The signal ``n{d}_{side}_{name}`` (side ``in`` or ``out``, name ``tvalid`` ...)."""
@@ -157,5 +163,5 @@ class NetworkStream(wiring.Component):
                          self.port(d, "out", "tdest").eq(ej.payload.src)]
             errors.append(nic.dest_error)
         m.d.comb += self.dest_error.eq(Cat(*errors).any())
-        forward_ports(m, self, ip, self.ip.plane_ports)
+        forward_ports(m, self, ip, self.ip.control_ports)
         return m

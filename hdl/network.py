@@ -26,7 +26,14 @@ top adds, per node:
   show each ejected flit).
 
 Routing (``router="nexthop"`` or ``"table"``) is described in
-:mod:`permnet.hdl.routes`; the planes are wires (:class:`permnet.hdl.netip.WirePlanes`).
+:mod:`permnet.hdl.routes`; the planes are wires (:class:`permnet.hdl.netip.WirePlanes`)
+or, with ``planes="crossbar"`` or ``"benes"``, a run-time
+:class:`permnet.hdl.planes.PlaneSet` reset to the same planes, whose ``cfg``
+port is a port of this top (combinational planes: the timing, and so the
+simulator's cycles, are those of wires until a commit changes the planes;
+the route tables stay those of the build, so a commit here must keep them
+valid; the drained swap with new routes is
+:class:`permnet.hdl.netstream.NetworkStream`'s).
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import Out
 
 from permnet.gen.errors import require
-from permnet.hdl.netip import NetworkIP
+from permnet.hdl.netip import NetworkIP, forward_ports, plane_set_factory
 from permnet.hdl.routes import ROUTERS, NetworkRoutes
 
 __all__ = ["NetworkRTL", "ROUTERS", "trace_roms", "random_trace", "flit_payload"]
@@ -108,9 +115,10 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
     ``flit_width`` payload bits per flit (0: header-only flits); ``router``: ``"nexthop"`` (the
     divider-free unit, for Melhem's routing of LDI(M, S) only: checked against every route) or
     ``"table"`` (see :mod:`permnet.hdl.routes`, whose :class:`NetworkRoutes` this class is);
-    ``link_stages`` registers on every link (:class:`permnet.hdl.router.Router`).
+    ``link_stages`` registers on every link (:class:`permnet.hdl.router.Router`);
+    ``planes_kind``: ``wires``, ``crossbar`` or ``benes`` (module doc).
 
-    After elaboration ``ip`` is the :class:`permnet.hdl.netip.NetworkIP` and ``buffers[n, y, v]``
+    ``ip`` is the :class:`permnet.hdl.netip.NetworkIP` and ``buffers[n, y, v]``
     holds the signals of the input VC buffer at node n, port y, VC v (``ent``: the entries as
     dicts of field signals, ``head``, ``count``), for fault injection in tests."""
 
@@ -122,7 +130,7 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
 
     def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
                  wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0,
-                 router: str = "table", link_stages: int = 0):
+                 router: str = "table", link_stages: int = 0, planes_kind: str = "wires"):
         self._init_routes(planes, length, hops, router)
         S, M = self.S, self.M
         require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
@@ -141,12 +149,17 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
         self.sb = _bits(max(self.npk - 1, 1))
         self.expected = None if expected is None else [int(x) for x in expected]
         require(self.expected is None or len(self.expected) == self.npk, "one expected cycle per packet")
+        self.planes_kind = planes_kind
+        self.ip = NetworkIP(
+            self, vcs=self.V, buffer=self.B, lanes=self.L, wormhole=self.wormhole, size_bits=self.zb,
+            tags={"serial": self.sb}, data_fields={"payload": self.W} if self.W else None, eject="vc",
+            link_stages=self.link_stages, plane_set=plane_set_factory(planes_kind, self.planes))
         wiring.Component.__init__(self, {"cycle": Out(cycle_bits), "delivered": Out(_bits(self.npk)),
-                                         "done": Out(1), "error": Out(1)})
+                                         "done": Out(1), "error": Out(1)} | self.ip.control_ports)
         K = self.K
         self.tail_valid = [[Signal(name=f"tail_v_{n}_{k}") for k in range(K)] for n in range(M)]
         self.tail_serial = [[Signal(self.sb, name=f"tail_s_{n}_{k}") for k in range(K)] for n in range(M)]
-        self.buffers = {}
+        self.buffers = {(n, y, v): q for n, r in enumerate(self.ip.routers) for (y, v), q in r.buffers.items()}
         if self.W:
             self.eject_valid = [[Signal(name=f"ej_v_{n}_{k}") for k in range(K)] for n in range(M)]
             self.eject_serial = [[Signal(self.sb, name=f"ej_s_{n}_{k}") for k in range(K)] for n in range(M)]
@@ -168,11 +181,8 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
         cycle = Signal(self.cb)
         m.d.sync += cycle.eq(cycle + 1)
         m.d.comb += self.cycle.eq(cycle)
-        ip = self.ip = m.submodules.ip = NetworkIP(
-            self, vcs=self.V, buffer=self.B, lanes=self.L, wormhole=self.wormhole, size_bits=self.zb,
-            tags={"serial": self.sb}, data_fields={"payload": self.W} if self.W else None, eject="vc",
-            link_stages=self.link_stages)
-        self.buffers = {(n, y, v): q for n, r in enumerate(ip.routers) for (y, v), q in r.buffers.items()}
+        ip = m.submodules.ip = self.ip
+        forward_ports(m, self, ip, ip.control_ports)
         delivered = Signal.like(self.delivered)
         m.d.comb += [self.delivered.eq(delivered), self.done.eq(delivered == self.npk)]
         for n in range(M):

@@ -21,7 +21,7 @@ from amaranth.lib.wiring import In, Out
 from permnet.gen.errors import require
 from permnet.hdl.nexthop import LdiNextHop
 
-__all__ = ["Router", "EJECT_MODES", "bits", "flit_layout", "link_signature"]
+__all__ = ["Router", "EJECT_MODES", "bits", "flit_layout", "link_signature", "route_port_signature"]
 
 EJECT_MODES = ("vc", "port")
 
@@ -43,6 +43,18 @@ def link_signature(layout, vcs: int) -> wiring.Signature:
     flit goes into that VC's buffer at the end of the cycle), ``flit``; ``credit[v]`` (in) is
     high in the cycle the receiving buffer pops a flit of VC v."""
     return wiring.Signature({"valid": Out(1), "vc": Out(bits(vcs - 1)), "flit": Out(layout), "credit": In(vcs)})
+
+
+def route_port_signature(addr_bits: int, data_bits: int, node_bits: int = 0) -> wiring.Signature:
+    """A loadable route table's port as the host sees it: ``addr``, ``data``, ``we`` (write
+    ``data`` into the shadow entry ``addr``), ``commit`` (shadow -> active at that clock edge),
+    ``rdata`` (in: the active entry at ``addr``). With ``node_bits`` (the network's port):
+    ``node`` selects the router and there is no ``commit`` (the swap controller commits)."""
+    members = {"node": Out(node_bits)} if node_bits else {}
+    members |= {"addr": Out(addr_bits), "data": Out(data_bits), "we": Out(1)}
+    if not node_bits:
+        members["commit"] = Out(1)
+    return wiring.Signature(members | {"rdata": In(data_bits)})
 
 
 def _lane_signature(zb: int, tags: dict, data_fields: dict) -> wiring.Signature:
@@ -103,6 +115,13 @@ class Router(wiring.Component):
     the head of their buffers behind that packet's own flits, and each hop's output VC is
     owned by that packet, so they advance whenever the ejection stream takes flits.
 
+    Loadable routing (``routes.loadable``, :mod:`permnet.hdl.routes`): port ``rt``
+    (:func:`route_port_signature`, ``rdata`` combinational from ``addr``): a clock edge with
+    ``we`` writes the shadow entry ``addr``, one with ``commit`` copies the whole shadow into
+    the active table, which routes from the next cycle on (as the planes' ``cfg`` does).
+    ``idle`` (out) is high while the router holds no flit: every input buffer and lane empty,
+    no flit in a link stage; with no injection, an idle router stays idle until a flit comes.
+
     After construction ``buffers[y, v]`` holds the signals of input buffer (y, v) (``ent``: the
     entries as dicts of field signals, ``head``, ``count``), for fault injection in tests."""
 
@@ -132,10 +151,12 @@ class Router(wiring.Component):
             ej = Out(wiring.Signature({"valid": Out(1), "flit": Out(self.layout)})).array(self.K)
         else:
             ej = Out(stream.Signature(self.layout))
-        super().__init__({"i": In(link).array(self.S), "o": Out(link).array(self.S),
-                          "inj": In(stream.Signature(desc)),
-                          "lane": Out(_lane_signature(self.zb, self.tags, self.data_fields)).array(lanes),
-                          "ej": ej})
+        members = {"i": In(link).array(self.S), "o": Out(link).array(self.S), "inj": In(stream.Signature(desc)),
+                   "lane": Out(_lane_signature(self.zb, self.tags, self.data_fields)).array(lanes),
+                   "ej": ej, "idle": Out(1)}
+        if routes.loadable:
+            members["rt"] = In(route_port_signature(routes.route_addr_bits, routes.route_data_bits))
+        super().__init__(members)
         n, B = self.node, buffer
         self.buffers = {
             (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}") for i in range(B)],
@@ -154,6 +175,8 @@ class Router(wiring.Component):
         ``(arrived, plane)`` values, built once per candidate."""
         routes, n, S, M, H = self.routes, self.node, self.S, self.M, self.H
         pb = bits(S - 1)
+        if routes.loadable:
+            return self._loadable_route(m)
         if routes.router == "nexthop":
             lp = routes.link_plane[n]
 
@@ -186,6 +209,37 @@ class Router(wiring.Component):
         def decide(c, k):
             pair = c["src"] * M + c["dst"]
             return rlen[pair] == c["hop"], rhop[pair * H + c["hop"]]
+        return decide
+
+    def _loadable_route(self, m):
+        """``_route`` from the shadow/active route registers behind port ``rt``."""
+        routes, n, S, M = self.routes, self.node, self.S, self.M
+        entries = 1 << routes.route_addr_bits
+        init = {a: d for node, a, d in routes.route_words() if node == n}
+        used = sorted(init)
+        width = routes.route_data_bits
+        active = {a: Signal(width, init=init[a], name=f"rta{n}_{a}") for a in used}
+        shadow = {a: Signal(width, init=init[a], name=f"rts{n}_{a}") for a in used}
+        for a in used:
+            with m.If(self.rt.we & (self.rt.addr == a)):
+                m.d.sync += shadow[a].eq(self.rt.data)
+        with m.If(self.rt.commit):
+            m.d.sync += [active[a].eq(shadow[a]) for a in used]
+        # unused addresses (dst >= M) read "arrived", as the words of permnet.gen.routing.runtime do
+        table = Array(active[a] if a in active else Const(1, width) for a in range(entries))
+        m.d.comb += self.rt.rdata.eq(table[self.rt.addr])
+        if routes.router == "nexthop":
+            def decide(c, k):
+                unit = m.submodules[f"nh{k}"] = LdiNextHop(M, S, pipeline=0, shortcut=True)
+                m.d.comb += [unit.i_valid.eq(c["has"]), unit.i_node.eq(n), unit.i_dest.eq(c["dst"]),
+                             unit.i_hop.eq(c["hop"])]
+                return routes.arrives(n, c["dst"], c["hop"]), table[unit.o_link]
+            return decide
+
+        def decide(c, k):
+            entry = Signal(width, name=f"rt{n}_{k}")
+            m.d.comb += entry.eq(table[Cat(c["dst"], c["hop"])])
+            return entry[0], entry[1:]
         return decide
 
     @staticmethod
@@ -279,6 +333,7 @@ class Router(wiring.Component):
         ejected = self._eject(m, cand)
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
+        link_valid = []
         for y in range(S):
             rr = Signal(bits(K - 1), init=K - 1, name=f"rr{n}_{y}")
             elig = []
@@ -308,6 +363,7 @@ class Router(wiring.Component):
                 reg = Signal(len(word), name=f"link{n}_{y}_{st}")
                 m.d.sync += reg.eq(word)
                 word = reg
+                link_valid.append(reg[0])
             m.d.comb += Cat(port.valid, port.vc, *(port.flit[f] for f in FIELDS)).eq(word)
             for v in range(V):
                 send = gv & (xovc == v)
@@ -320,6 +376,9 @@ class Router(wiring.Component):
                         m.d.sync += owner[y, v].eq(1)
             with m.If(gv):
                 m.d.sync += rr.eq(gk)
+        # idle: no flit in a buffer, a lane or a link stage
+        m.d.comb += self.idle.eq(~Cat(*(q["count"] != 0 for q in fifo.values()), *(ln["v"] for ln in lane),
+                                      *link_valid).any())
         # state updates of the candidates
         for k, c in enumerate(cand):
             sent = Signal(name=f"sent{n}_{k}")

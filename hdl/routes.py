@@ -13,6 +13,13 @@ what each node's :class:`permnet.hdl.router.Router` needs:
 * ``router="table"`` (any planes): the node's route table keyed by the fewest
   flit fields that decide the route there (:meth:`NetworkRoutes.route_keys`),
   or, where no small key decides it, the whole route ROM.
+
+With ``loadable=True`` the routing is held in registers that a plane swap
+reloads (:mod:`permnet.gen.routing.runtime` computes the words, and states
+which swaps each router supports): ``nexthop`` keeps the unit and loads the
+link-to-plane map (S entries per node); ``table`` loads a table keyed by
+``(hop, dst)`` (``2**hop_bits * M`` entries per node, ``hop_bits`` wide enough
+for ``max_hops``). :meth:`NetworkRoutes.route_words` are the reset contents.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from permnet.gen.errors import require
+from permnet.gen.routing import runtime as route_runtime
 from permnet.gen.routing.nexthop import NextHopSpec
 from permnet.gen.routing.tables import link_planes
 from permnet.gen.topologies import ldi
@@ -31,12 +39,15 @@ ROUTERS = ("nexthop", "table")
 
 class NetworkRoutes:
     """``planes`` (S x M lists), route ``length`` (M x M) and ``hops`` (M x M x H) as ints;
-    ``router``: ``"nexthop"`` (checked against every route of the table) or ``"table"``."""
+    ``router``: ``"nexthop"`` (checked against every route of the table) or ``"table"``;
+    ``loadable``: routing in registers reloaded with the planes (module doc), with routes
+    of up to ``max_hops`` hops (default: the longest route of ``length``)."""
 
-    def __init__(self, planes, length, hops, router: str = "table"):
-        self._init_routes(planes, length, hops, router)
+    def __init__(self, planes, length, hops, router: str = "table", *, loadable: bool = False,
+                 max_hops: int | None = None):
+        self._init_routes(planes, length, hops, router, loadable, max_hops)
 
-    def _init_routes(self, planes, length, hops, router):
+    def _init_routes(self, planes, length, hops, router, loadable=False, max_hops=None):
         require(router in ROUTERS, f"unknown router {router!r} (one of {', '.join(ROUTERS)})")
         self.router = router
         self.S, self.M = len(planes), len(planes[0])
@@ -47,9 +58,43 @@ class NetworkRoutes:
                 self.up[y][self.planes[y][u]] = u
         self.length = [[int(x) for x in row] for row in length]
         self.hops = [[[int(x) for x in col] for col in row] for row in hops]
-        self.H = max(1, max(max(r) for r in self.length))
+        self.H = max(1, max(max(r) for r in self.length), max_hops or 0)
+        self.loadable = bool(loadable)
         if router == "nexthop":
             self._check_unit_routes()
+        if self.loadable:
+            self.route_words()          # refuses routes that the loadable tables cannot hold
+
+    @property
+    def hop_bits(self) -> int:
+        """Bits of a flit's hop count (up to ``H``)."""
+        return max(1, self.H.bit_length())
+
+    @property
+    def route_addr_bits(self) -> int:
+        """Width of a loadable route table's address: the LDI link, or ``(hop, dst)``."""
+        return max(1, (self.S - 1).bit_length()) if self.router == "nexthop" \
+            else self.hop_bits + max(1, (self.M - 1).bit_length())
+
+    @property
+    def route_data_bits(self) -> int:
+        """Width of a loadable route entry: the plane, or ``arrived | plane << 1``."""
+        pb = max(1, (self.S - 1).bit_length())
+        return pb if self.router == "nexthop" else 1 + pb
+
+    def route_words(self, planes=None, length=None, hops=None) -> list[tuple[int, int, int]]:
+        """The ``(node, addr, data)`` words of the loadable routing for ``planes`` and their
+        routes (default: this network's); see :mod:`permnet.gen.routing.runtime`."""
+        if planes is None and length is None and hops is None:
+            if getattr(self, "_reset_words", None) is None:
+                self._reset_words = self.route_words(self.planes, self.length, self.hops)
+            return self._reset_words
+        planes = self.planes if planes is None else planes
+        if self.router == "nexthop":
+            return route_runtime.nexthop_words(self.M, self.S, planes)
+        length = self.length if length is None else length
+        hops = self.hops if hops is None else hops
+        return route_runtime.table_words(planes, length, hops, self.hop_bits)
 
     @cached_property
     def unit_spec(self) -> NextHopSpec:

@@ -17,7 +17,7 @@ from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits
 
 __all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "NetworkPlan", "plan", "network",
-           "stream_network", "router_for"]
+           "stream_network", "stream_routes", "swap_words", "router_for"]
 
 MAX_NODES = 64          # the RTL network is for small networks
 MAX_VC_BUFFERS = 512    # M*S*vcs: elaboration time grows with it (issue 29: -M 64 -S 8 did not finish)
@@ -88,20 +88,27 @@ def router_for(table, router: str = "auto") -> str:
 
 def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
             trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
-            flit_width: int | None = None, router: str = "auto", endpoints: str = "selftest", link_stages: int = 0):
+            flit_width: int | None = None, router: str = "auto", endpoints: str = "selftest", link_stages: int = 0,
+            planes: str = "wires"):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
     ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
     ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection;
     ``router`` as in :func:`router_for`. ``endpoints="stream"``: :func:`stream_network` instead
     (``max_size`` its longest packet; the trace options do not apply). ``link_stages`` registers
-    on every link (:class:`permnet.hdl.router.Router`), the simulator's reference run likewise."""
+    on every link (:class:`permnet.hdl.router.Router`), the simulator's reference run likewise.
+    ``planes``: ``wires`` (fixed), ``crossbar`` or ``benes`` (a run-time
+    :class:`permnet.hdl.planes.PlaneSet` reset to the topology's planes, its ``cfg`` port on
+    the top; with streams also the drained swap, :func:`stream_network`)."""
     from permnet.hdl import emit
+    from permnet.hdl.netip import PLANE_KINDS
     from permnet.hdl.network import NetworkRTL
 
     require(endpoints in ENDPOINTS, f"unknown endpoints {endpoints!r} ({', '.join(ENDPOINTS)})")
+    require(planes in PLANE_KINDS, f"unknown planes {planes!r} ({', '.join(PLANE_KINDS)})")
     if endpoints == "stream":
         require(trace is None, "--trace drives the self-test's generators; streams take no trace")
-        return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages)
+        return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages,
+                              planes)
     flit_width = flit_width or 0
     require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
@@ -111,9 +118,11 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
     done = p.expected
     comp = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), p.rows, vcs=p.vcs, buffer=buffer,
                       wormhole=switching == "wormhole", expected=done, flit_width=flit_width, router=router,
-                      link_stages=link_stages)
+                      link_stages=link_stages, planes_kind=planes)
     params = {"topology": p.net.name, "vcs": p.vcs, "buffer": buffer, "switching": switching,
               "packets": len(p.rows), "lanes": comp.L, "router": router, "last_delivery": max(done)}
+    if planes != "wires":
+        params["planes"] = planes
     if flit_width:
         params["flit_width"] = flit_width
     if link_stages:
@@ -124,16 +133,18 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
 
 def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4,
                    switching: str = "vct", flit_width: int | None = None, router: str = "auto",
-                   max_size: int = 4, link_stages: int = 0):
+                   max_size: int = 4, link_stages: int = 0, planes: str = "wires"):
     """The network with an AXI-Stream injection and ejection port per node
     (:class:`permnet.hdl.netstream.NetworkStream`, :class:`permnet.hdl.emit.Generated` named
     ``<topology>_network_stream``): ``flit_width`` tdata bits (default 32), packets of at most
     ``max_size`` flits, ``vcs`` at least the longest route (hop-indexed VCs, deadlock-free),
-    ``link_stages`` registers on every link."""
-    from permnet.gen.routing import tables
+    ``link_stages`` registers on every link; ``planes`` as in :func:`network`: with
+    ``crossbar`` or ``benes`` the routes are loadable and the top has the drained swap
+    (:class:`permnet.hdl.netip.NetworkIP` with ``swap=True``; the words of a swap:
+    :func:`swap_words`)."""
     from permnet.hdl import emit
+    from permnet.hdl.netip import plane_set_factory
     from permnet.hdl.netstream import NetworkStream
-    from permnet.hdl.routes import NetworkRoutes
 
     flit_width = STREAM_FLIT_WIDTH if flit_width is None else flit_width
     require(1 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 1..{MAX_FLIT_WIDTH} bits for streams, "
@@ -144,16 +155,46 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
     require(switching == "wormhole" or max_size <= buffer,
             f"virtual cut-through needs --buffer ({buffer}) >= --max-size ({max_size}), the longest packet")
+    net, routes, vcs = stream_routes(M, S, topology, vcs, router, planes)
+    router = routes.router
+    comp = NetworkStream(routes, vcs=vcs, buffer=buffer, wormhole=switching == "wormhole", flit_width=flit_width,
+                         max_packet=max_size, link_stages=link_stages,
+                         plane_set=plane_set_factory(planes, routes.planes), swap=planes != "wires")
+    params = {"topology": net.name, "vcs": vcs, "buffer": buffer, "switching": switching, "router": router,
+              "endpoints": "stream", "flit_width": flit_width, "max_packet": max_size,
+              "inject_fifo": comp.D, "link_stages": link_stages}
+    if planes != "wires":
+        params["planes"] = planes
+    return emit.Generated("network", f"{topology}_network_stream", comp, params)
+
+
+def stream_routes(M: int, S: int, topology: str = "ldi", vcs: int | None = None, router: str = "auto",
+                  planes: str = "wires"):
+    """``(network, routes, vcs)`` of :func:`stream_network`: the topology's planes and routes
+    (:class:`permnet.hdl.routes.NetworkRoutes`, loadable with routes of up to ``vcs`` hops
+    when ``planes`` is loadable at run time)."""
+    from permnet.gen.routing import tables
+    from permnet.hdl.routes import NetworkRoutes
+
     net = tables.network(topology, M, S)
     t = net.table
     vcs = vcs or t.max_hops
     require(vcs >= t.max_hops, f"--vcs {vcs} is below the longest route ({t.max_hops} hops): hop-indexed VCs "
             "could deadlock")
     router = router_for(t, router)
-    routes = NetworkRoutes(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), router)
-    comp = NetworkStream(routes, vcs=vcs, buffer=buffer, wormhole=switching == "wormhole", flit_width=flit_width,
-                         max_packet=max_size, link_stages=link_stages)
-    params = {"topology": net.name, "vcs": vcs, "buffer": buffer, "switching": switching, "router": router,
-              "endpoints": "stream", "flit_width": flit_width, "max_packet": max_size,
-              "inject_fifo": comp.D, "link_stages": link_stages}
-    return emit.Generated("network", f"{topology}_network_stream", comp, params)
+    routes = NetworkRoutes(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), router,
+                           loadable=planes != "wires", max_hops=vcs if planes != "wires" else None)
+    return net, routes, vcs
+
+
+def swap_words(M: int, S: int, source, planes: str = "crossbar", topology: str = "ldi", vcs: int | None = None,
+               router: str = "auto", network: str = "benes", only_changes: bool = False):
+    """The words that swap the network :func:`stream_network` builds with these options to the
+    planes of ``source`` (a ``permnet planes``/``faults``/``mixed``/``fabric`` file, or an S x M
+    array): a :class:`permnet.planeload.SwapLoad` (:func:`permnet.planeload.swap_load`, which
+    says which swaps each router supports)."""
+    from permnet.planeload import swap_load
+
+    require(planes in ("crossbar", "benes"), f"--planes {planes} cannot be swapped at run time (crossbar, benes)")
+    _, routes, _ = stream_routes(M, S, topology, vcs, router, planes)
+    return swap_load(source, routes, planes, network, only_changes=only_changes)

@@ -154,6 +154,9 @@ def gen_hil(uart_divisor=None, **options):
 
 
 def network_options(f):
+    f = click.option("--planes", type=click.Choice(["wires", "crossbar", "benes"]), default="wires",
+                     show_default=True, help="fixed wires, or planes loadable at run time through the cfg__* ports "
+                     "(streams: with the drained swap, swap_req/swap_done)")(f)
     f = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)(f)
     f = click.option("--max-size", type=int, default=4, show_default=True,
                      help="largest packet in flits (streams: longer packets are cut)")(f)
