@@ -260,38 +260,85 @@ def quick_stuff(D):
 # -------------------------------------------------------------- baselines
 
 @njit(cache=True)
-def _csr_at_least(A, r):
-    """CSR (indptr, indices) of the entries of A that are >= r, in one pass."""
+def _augment(A, r, row_of, col_of, u, seen, stamp, prev, queue):
+    """One augmenting path from the free row u over the entries ``A >= r``
+    (breadth first over alternating paths; a column counts as seen when
+    ``seen[j] == stamp``); True when u got matched."""
     M = A.shape[0]
-    indptr = np.zeros(M + 1, np.int32)
-    n = 0
-    for i in range(M):
+    queue[0] = u
+    head, tail = 0, 1
+    while head < tail:
+        i = queue[head]
+        head += 1
         for j in range(M):
-            if A[i, j] >= r:
-                n += 1
-        indptr[i + 1] = n
-    indices = np.empty(n, np.int32)
-    n = 0
-    for i in range(M):
-        for j in range(M):
-            if A[i, j] >= r:
-                indices[n] = j
-                n += 1
-    return indptr, indices
+            if A[i, j] >= r and seen[j] != stamp:
+                seen[j] = stamp
+                prev[j] = i
+                if col_of[j] < 0:               # a free column: flip the path back to u
+                    while True:
+                        k = prev[j]
+                        nxt = row_of[k]
+                        row_of[k] = j
+                        col_of[j] = k
+                        if k == u:
+                            return True
+                        j = nxt
+                queue[tail] = col_of[j]
+                tail += 1
+    return False
 
 
-def _perfect_matching(A, r):
-    """A perfect matching (column of each row) among the entries >= r, or None (Hopcroft-Karp)."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import maximum_bipartite_matching
-
+@njit(cache=True)
+def _peel(A, r, tol, limit, halve):
+    """Perfect matchings among the entries ``A >= r``, each taken for its smallest
+    entry and subtracted from A (in place), at most ``limit``; when the entries
+    >= r hold no perfect matching, r is halved (``halve``, Solstice's BigSlice)
+    or the peeling stops (BvN).  The matching is kept from one step to the
+    next: only the edges that fell below r are dropped and their rows
+    re-matched by augmenting paths, so a step costs a few augmentations rather
+    than a whole Hopcroft-Karp (a free row without an augmenting path proves
+    that no perfect matching exists, Berge 1957).  Entries left below ``tol``
+    are set to 0.  Returns (matchings, durations)."""
     M = A.shape[0]
-    indptr, indices = _csr_at_least(A, r)
-    if indptr[-1] < M:
-        return None
-    g = csr_matrix((np.ones(len(indices), np.int8), indices, indptr), shape=(M, M))
-    m = maximum_bipartite_matching(g, perm_type="column")
-    return m if (m >= 0).all() else None
+    row_of = np.full(M, -1, np.int64)
+    col_of = np.full(M, -1, np.int64)
+    seen = np.zeros(M, np.int64)
+    prev = np.empty(M, np.int64)
+    queue = np.empty(M, np.int64)
+    perms = np.empty((limit, M), np.int64)
+    durs = np.empty(limit)
+    n = 0
+    stamp = 0
+    while n < limit and r > tol:
+        for i in range(M):
+            j = row_of[i]
+            if j >= 0 and A[i, j] < r:
+                row_of[i] = -1
+                col_of[j] = -1
+        ok = True
+        for i in range(M):
+            if row_of[i] < 0:
+                stamp += 1
+                if not _augment(A, r, row_of, col_of, i, seen, stamp, prev, queue):
+                    ok = False
+                    break
+        if not ok:
+            if not halve:
+                break
+            r /= 2
+            continue
+        t = np.inf
+        for i in range(M):
+            t = min(t, A[i, row_of[i]])
+        for i in range(M):
+            j = row_of[i]
+            A[i, j] -= t
+            if A[i, j] < tol:
+                A[i, j] = 0.0
+        perms[n] = row_of
+        durs[n] = t
+        n += 1
+    return perms[:n], durs[:n]
 
 
 def _budget_matchings(S, delay, horizon):
@@ -304,17 +351,8 @@ def bvn(D, S: int, delay: float, horizon: float, limit: int | None = None):
     A, L = stuff_northwest(D)
     limit = limit or _budget_matchings(S, delay, horizon)
     tol = EPS * L
-    seq = []
-    rows = np.arange(len(A))
-    while len(seq) < limit:
-        if A.max() <= tol:
-            break
-        m = _perfect_matching(A, np.nextafter(tol, np.inf))
-        if m is None:                         # rounding left a line short: stop
-            break
-        t = float(A[rows, m].min())
-        A[rows, m] -= t
-        seq.append((m.astype(np.int64), t))
+    perms, durs = _peel(A, np.nextafter(tol, np.inf), tol, limit, False)
+    seq = [(perms[k], float(durs[k])) for k in range(len(durs))]
     seq.sort(key=lambda x: -x[1])
     return seq
 
@@ -324,22 +362,12 @@ def solstice(D, S: int, delay: float, horizon: float, limit: int | None = None):
     A, L = quick_stuff(D)
     limit = limit or _budget_matchings(S, delay, horizon)
     tol = EPS * L
-    seq = []
-    rows = np.arange(len(A))
     top = A.max()
     if top <= tol:
-        return seq
+        return []
     r = 2.0 ** math.floor(math.log2(top))
-    while len(seq) < limit and A.max() > tol and r > tol:
-        m = _perfect_matching(A, r)
-        if m is None:
-            r /= 2
-            continue
-        t = float(A[rows, m].min())
-        A[rows, m] -= t
-        A[A < tol] = 0.0
-        seq.append((m.astype(np.int64), t))
-    return seq
+    perms, durs = _peel(A, r, tol, limit, True)
+    return [(perms[k], float(durs[k])) for k in range(len(durs))]
 
 
 # ------------------------------------------------------------------- ours
