@@ -372,9 +372,65 @@ def solstice(D, S: int, delay: float, horizon: float, limit: int | None = None):
 
 # ------------------------------------------------------------------- ours
 
+def _lp_groups(D, configs):
+    """The LP's data with pairs of equal coverage merged.  Pairs (i, j) with
+    demand that some configuration links are grouped by their coverage (the
+    configurations linking them, with multiplicity m_c); a group g with
+    coverage m_g serves ``f_g(x) = sum_{p in g} min(D_p, x)`` at
+    ``x = sum_c m_gc t_c``, concave and piecewise linear with a breakpoint at
+    each distinct demand v_1 < v_2 < ... of the group: segment k has length
+    v_k - v_{k-1} and slope #{p in g : D_p >= v_k}.  Returns (group of each
+    segment, segment lengths, slopes, (group, config, m) triples)."""
+    C, S, M = configs.shape
+    cidx = np.repeat(np.arange(C), S * M)
+    ii = np.tile(np.arange(M), S * C)
+    jj = configs.reshape(-1)
+    keep = (ii != jj) & (D[ii, jj] > 0)
+    cidx, key = cidx[keep], ii[keep] * M + jj[keep]
+    if len(key) == 0:
+        return None
+    order = np.lexsort((cidx, key))
+    cidx, key = cidx[order], key[order]
+    pairs, first, count = np.unique(key, return_index=True, return_counts=True)
+    P, K = len(pairs), int(count.max())
+    owner = np.repeat(np.arange(P), count)
+    if P * K <= 1 << 24:
+        cover = np.full((P, K), -1, np.int64)
+        cover[owner, np.arange(len(key)) - first[owner]] = cidx
+        cover, gidx = np.unique(cover, axis=0, return_inverse=True)
+        gidx = gidx.reshape(-1)
+        grows = np.repeat(np.arange(len(cover)), K)
+        gcols = cover.reshape(-1)
+        live = gcols >= 0
+        links = (grows[live], gcols[live])
+    else:                               # too wide to compare rows: one group a pair
+        gidx = np.arange(P)
+        links = (owner, cidx)
+    dem = D.reshape(-1)[pairs]
+    order = np.lexsort((dem, gidx))
+    g, v = gidx[order], dem[order]
+    new = np.r_[True, (g[1:] != g[:-1]) | (v[1:] != v[:-1])]
+    seg = np.cumsum(new) - 1
+    sg, sv = g[new], v[new]
+    cnt = np.bincount(seg)
+    gstart = np.r_[True, sg[1:] != sg[:-1]]
+    total = np.bincount(sg, weights=cnt)[sg]
+    before = np.cumsum(cnt) - cnt
+    before = before - np.maximum.accumulate(np.where(gstart, before, 0))
+    slope = total - before
+    length = sv - np.where(gstart, 0.0, np.r_[0.0, sv[:-1]])
+    return sg, length, slope, links
+
+
 def optimise_durations(D, configs, delay, horizon):
     """Durations maximising the direct service of ``configs`` (all of them
-    played, a delay each) within the horizon: an LP; (durations, served demand)."""
+    played, a delay each) within the horizon: an LP; (durations, served demand).
+
+    maximise sum_g sum_k slope_gk u_gk subject to sum_k u_gk <= sum_c m_gc t_c
+    for every group g (:func:`_lp_groups`), 0 <= u_gk <= length_gk, t >= 0 and
+    sum_c t_c <= T - C delta; equal to maximising the served demand
+    ``sum_p min(D_p, sum_c m_pc t_c)`` because the slopes of a group fall
+    from segment to segment, so an optimum fills them in order."""
     from scipy.optimize import linprog
     from scipy.sparse import coo_matrix
 
@@ -382,33 +438,20 @@ def optimise_durations(D, configs, delay, horizon):
     budget = horizon - C * delay
     if C == 0 or budget <= 0:
         return np.zeros(C), 0.0
-    M = D.shape[0]
-    S = configs.shape[1]
-    # pairs (i, j) a configuration links, with demand
-    cidx = np.repeat(np.arange(C), S * M)
-    ii = np.tile(np.arange(M), S * C)
-    jj = configs.reshape(-1)
-    keep = (ii != jj) & (D[ii, jj] > 0)
-    cidx, ii, jj = cidx[keep], ii[keep], jj[keep]
-    key = ii * M + jj
-    pairs, pidx = np.unique(key, return_inverse=True)
-    P = len(pairs)
-    if P == 0:
+    model = _lp_groups(D, configs)
+    if model is None:
         return np.zeros(C), 0.0
-    # variables: t_0..t_{C-1}, s_0..s_{P-1}; maximise sum s
-    cost = np.concatenate([np.zeros(C), -np.ones(P)])
-    # s_p - sum_c m_pc t_c <= 0
-    rows = np.concatenate([pidx, np.arange(P)])
-    cols = np.concatenate([cidx, C + np.arange(P)])
-    vals = np.concatenate([-np.ones(len(pidx)), np.ones(P)])
-    A_ub = coo_matrix((vals, (rows, cols)), shape=(P + 1, C + P)).tocsr()
-    budget_row = coo_matrix((np.ones(C), (np.full(C, P), np.arange(C))), shape=(P + 1, C + P)).tocsr()
-    A_ub = A_ub + budget_row
-    b_ub = np.zeros(P + 1)
-    b_ub[P] = budget
-    bounds = [(0, None)] * C + list(zip(np.zeros(P), D.reshape(-1)[pairs]))
-    # interior point (with crossover): 4x faster than simplex on these LPs at M = 512
-    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs-ipm")
+    sg, length, slope, (lg, lc) = model
+    G, U = int(sg.max()) + 1, len(sg)
+    cost = np.concatenate([np.zeros(C), -slope])
+    rows = np.concatenate([sg, lg, np.full(C, G)])
+    cols = np.concatenate([C + np.arange(U), lc, np.arange(C)])
+    vals = np.concatenate([np.ones(U), -np.ones(len(lg)), np.ones(C)])
+    A_ub = coo_matrix((vals, (rows, cols)), shape=(G + 1, C + U)).tocsr()     # duplicates add up: m_gc
+    b_ub = np.zeros(G + 1)
+    b_ub[G] = budget
+    bounds = np.column_stack([np.zeros(C + U), np.concatenate([np.full(C, np.inf), length])])
+    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
     if res.status != 0:
         return np.zeros(C), 0.0
     t = np.clip(res.x[:C], 0.0, None)
