@@ -135,12 +135,10 @@ class ScheduleReport:
 
 def _multiplicity(configs, durations, M):
     """Circuit time per pair, sum_c t_c m_c(i, j), as a dense M x M matrix."""
-    cap = np.zeros((M, M))
-    rows = np.arange(M)
-    for c, t in zip(configs, durations):
-        for p in c:
-            np.add.at(cap, (rows, p), t)
-    return cap
+    configs = np.asarray(configs, dtype=np.int64).reshape(len(durations), -1, M)
+    idx = (configs + np.arange(M) * M).reshape(-1)
+    w = np.repeat(np.asarray(durations, dtype=np.float64), configs.shape[1] * M)
+    return np.bincount(idx, weights=w, minlength=M * M).reshape(M, M)
 
 
 def served_direct(D, configs, durations) -> float:
@@ -190,13 +188,14 @@ def _truncate(seq, S, M, delay, horizon):
     """Group a (matching, duration) sequence S at a time and play it until the horizon."""
     configs, durations = [], []
     used = 0.0
+    slack = EPS * horizon if math.isfinite(horizon) else 0.0
     for g in range(0, len(seq), S):
         group = [p for p, _ in seq[g:g + S]]
         t = max(d for _, d in seq[g:g + S])
         while len(group) < S:
             group.append(group[0])
         room = horizon - used - delay
-        if room <= EPS * horizon:
+        if room <= slack:
             break
         t = min(t, room)
         configs.append(np.array(group))
@@ -260,17 +259,24 @@ def quick_stuff(D):
 # -------------------------------------------------------------- baselines
 
 @njit(cache=True)
-def _augment(A, r, row_of, col_of, u, seen, stamp, prev, queue):
+def _augment(A, r, row_of, col_of, u, seen, stamp, prev, queue, start):
     """One augmenting path from the free row u over the entries ``A >= r``
     (breadth first over alternating paths; a column counts as seen when
-    ``seen[j] == stamp``); True when u got matched."""
+    ``seen[j] == stamp``); True when u got matched.  Row i's columns are
+    scanned cyclically from ``start[i]``, the column it was last matched to:
+    when a peeled matching empties that entry the next one is usually free
+    (a uniform demand peels the shifts s -> s + k one after another)."""
     M = A.shape[0]
     queue[0] = u
     head, tail = 0, 1
     while head < tail:
         i = queue[head]
         head += 1
-        for j in range(M):
+        j = start[i]
+        for _ in range(M):
+            j += 1
+            if j == M:
+                j = 0
             if A[i, j] >= r and seen[j] != stamp:
                 seen[j] = stamp
                 prev[j] = i
@@ -280,6 +286,7 @@ def _augment(A, r, row_of, col_of, u, seen, stamp, prev, queue):
                         nxt = row_of[k]
                         row_of[k] = j
                         col_of[j] = k
+                        start[k] = j
                         if k == u:
                             return True
                         j = nxt
@@ -305,6 +312,7 @@ def _peel(A, r, tol, limit, halve):
     seen = np.zeros(M, np.int64)
     prev = np.empty(M, np.int64)
     queue = np.empty(M, np.int64)
+    start = np.arange(M) - 1
     perms = np.empty((limit, M), np.int64)
     durs = np.empty(limit)
     n = 0
@@ -319,7 +327,7 @@ def _peel(A, r, tol, limit, halve):
         for i in range(M):
             if row_of[i] < 0:
                 stamp += 1
-                if not _augment(A, r, row_of, col_of, i, seen, stamp, prev, queue):
+                if not _augment(A, r, row_of, col_of, i, seen, stamp, prev, queue, start):
                     ok = False
                     break
         if not ok:
@@ -372,6 +380,103 @@ def solstice(D, S: int, delay: float, horizon: float, limit: int | None = None):
 
 # ------------------------------------------------------------------- ours
 
+@njit(cache=True)
+def _coverage(D, configs):
+    """The pairs (i, j), i != j, with demand that some configuration links, in
+    order of ``i M + j``, and their links: for each (pair, configuration)
+    linking it, the pair's index, the configuration and its multiplicity m_c
+    (planes of c linking the pair).  A counting sort by pair (stable, so a
+    pair's configurations stay in order) over the M^2 keys."""
+    C, S, M = configs.shape
+    first = np.zeros(M * M + 1, np.int32)
+    n = 0
+    for c in range(C):
+        for y in range(S):
+            for i in range(M):
+                j = configs[c, y, i]
+                if j != i and D[i, j] > 0:
+                    first[i * M + j + 1] += 1
+                    n += 1
+    for k in range(M * M):
+        first[k + 1] += first[k]
+    cfgs = np.empty(n, np.int64)
+    for c in range(C):
+        for y in range(S):
+            for i in range(M):
+                j = configs[c, y, i]
+                if j != i and D[i, j] > 0:
+                    cfgs[first[i * M + j]] = c
+                    first[i * M + j] += 1
+    owner = np.empty(n, np.int64)
+    cfg = np.empty(n, np.int64)
+    mult = np.zeros(n, np.int64)
+    pairs = np.empty(n, np.int64)
+    r = -1
+    P = -1
+    lo = 0
+    for key in range(M * M):
+        hi = first[key]                     # after the fill: the end of the key's entries
+        for k in range(lo, hi):
+            if k == lo:
+                P += 1
+                pairs[P] = key
+            if k == lo or cfgs[k] != cfgs[k - 1]:
+                r += 1
+                owner[r] = P
+                cfg[r] = cfgs[k]
+            mult[r] += 1
+        lo = hi
+    return pairs[:P + 1], owner[:r + 1], cfg[:r + 1], mult[:r + 1]
+
+
+@njit(cache=True)
+def _cover_codes(P, owner, digit, base):
+    """A pair's coverage, its (configuration c, m) links in order, as one integer:
+    the digits ``c (S + 1) + m`` (all >= 1, so lengths differ too) in base ``base`` (Horner)."""
+    cover = np.zeros(P, np.int64)
+    for k in range(len(owner)):
+        cover[owner[k]] = cover[owner[k]] * base + digit[k]
+    return cover
+
+
+@njit(cache=True)
+def _segments(gidx, dem, G):
+    """Segments of the groups' piecewise-linear service (:func:`_lp_groups`):
+    pairs sorted by group (a counting sort), then by demand within the group
+    (skipped when already in order); per distinct (group, demand v_k) one
+    segment of length v_k - v_{k-1} and slope #{p in group : D_p >= v_k}."""
+    P = len(gidx)
+    start = np.zeros(G + 1, np.int64)
+    for p in range(P):
+        start[gidx[p] + 1] += 1
+    for g in range(G):
+        start[g + 1] += start[g]
+    fill = start[:G].copy()
+    v = np.empty(P)
+    for p in range(P):
+        v[fill[gidx[p]]] = dem[p]
+        fill[gidx[p]] += 1
+    sg = np.empty(P, np.int64)
+    length = np.empty(P)
+    slope = np.empty(P)
+    U = 0
+    for g in range(G):
+        lo, hi = start[g], start[g + 1]
+        for k in range(lo + 1, hi):
+            if v[k] < v[k - 1]:
+                v[lo:hi] = np.sort(v[lo:hi])
+                break
+        prev = 0.0
+        for k in range(lo, hi):
+            if k == lo or v[k] != prev:
+                sg[U] = g
+                length[U] = v[k] - prev
+                slope[U] = hi - k
+                U += 1
+                prev = v[k]
+    return sg[:U], length[:U], slope[:U]
+
+
 def _lp_groups(D, configs):
     """The LP's data with pairs of equal coverage merged.  Pairs (i, j) with
     demand that some configuration links are grouped by their coverage (the
@@ -380,45 +485,28 @@ def _lp_groups(D, configs):
     ``x = sum_c m_gc t_c``, concave and piecewise linear with a breakpoint at
     each distinct demand v_1 < v_2 < ... of the group: segment k has length
     v_k - v_{k-1} and slope #{p in g : D_p >= v_k}.  Returns (group of each
-    segment, segment lengths, slopes, (group, config, m) triples)."""
+    segment, segment lengths, slopes, (groups, configs, m) of the links), or
+    None when no configuration links a pair with demand."""
     C, S, M = configs.shape
-    cidx = np.repeat(np.arange(C), S * M)
-    ii = np.tile(np.arange(M), S * C)
-    jj = configs.reshape(-1)
-    keep = (ii != jj) & (D[ii, jj] > 0)
-    cidx, key = cidx[keep], ii[keep] * M + jj[keep]
-    if len(key) == 0:
+    pairs, owner, cfg, mult = _coverage(D, np.ascontiguousarray(configs, dtype=np.int64))
+    P = len(pairs)
+    if P == 0:
         return None
-    order = np.lexsort((cidx, key))
-    cidx, key = cidx[order], key[order]
-    pairs, first, count = np.unique(key, return_index=True, return_counts=True)
-    P, K = len(pairs), int(count.max())
-    owner = np.repeat(np.arange(P), count)
-    if P * K <= 1 << 24:
-        cover = np.full((P, K), -1, np.int64)
-        cover[owner, np.arange(len(key)) - first[owner]] = cidx
-        cover, gidx = np.unique(cover, axis=0, return_inverse=True)
-        gidx = gidx.reshape(-1)
-        grows = np.repeat(np.arange(len(cover)), K)
-        gcols = cover.reshape(-1)
-        live = gcols >= 0
-        links = (grows[live], gcols[live])
-    else:                               # too wide to compare rows: one group a pair
+    K = int(np.bincount(owner).max())
+    base = C * (S + 1) + 1
+    if base ** K < 1 << 62:             # a pair's coverage as one integer
+        cover = _cover_codes(P, owner, cfg * (S + 1) + mult, base)
+        _, gfirst, gidx = np.unique(cover, return_index=True, return_inverse=True)
+        rep = np.zeros(P, bool)
+        rep[gfirst] = True
+        members = rep[owner]
+        links = (gidx.reshape(-1)[owner[members]], cfg[members], mult[members])
+        G = len(gfirst)
+    else:                               # too wide to encode: one group a pair
         gidx = np.arange(P)
-        links = (owner, cidx)
-    dem = D.reshape(-1)[pairs]
-    order = np.lexsort((dem, gidx))
-    g, v = gidx[order], dem[order]
-    new = np.r_[True, (g[1:] != g[:-1]) | (v[1:] != v[:-1])]
-    seg = np.cumsum(new) - 1
-    sg, sv = g[new], v[new]
-    cnt = np.bincount(seg)
-    gstart = np.r_[True, sg[1:] != sg[:-1]]
-    total = np.bincount(sg, weights=cnt)[sg]
-    before = np.cumsum(cnt) - cnt
-    before = before - np.maximum.accumulate(np.where(gstart, before, 0))
-    slope = total - before
-    length = sv - np.where(gstart, 0.0, np.r_[0.0, sv[:-1]])
+        links = (owner, cfg, mult)
+        G = P
+    sg, length, slope = _segments(gidx.reshape(-1).astype(np.int64), D.reshape(-1)[pairs], G)
     return sg, length, slope, links
 
 
@@ -441,13 +529,13 @@ def optimise_durations(D, configs, delay, horizon):
     model = _lp_groups(D, configs)
     if model is None:
         return np.zeros(C), 0.0
-    sg, length, slope, (lg, lc) = model
+    sg, length, slope, (lg, lc, lm) = model
     G, U = int(sg.max()) + 1, len(sg)
     cost = np.concatenate([np.zeros(C), -slope])
     rows = np.concatenate([sg, lg, np.full(C, G)])
     cols = np.concatenate([C + np.arange(U), lc, np.arange(C)])
-    vals = np.concatenate([np.ones(U), -np.ones(len(lg)), np.ones(C)])
-    A_ub = coo_matrix((vals, (rows, cols)), shape=(G + 1, C + U)).tocsr()     # duplicates add up: m_gc
+    vals = np.concatenate([np.ones(U), -lm.astype(np.float64), np.ones(C)])
+    A_ub = coo_matrix((vals, (rows, cols)), shape=(G + 1, C + U)).tocsr()
     b_ub = np.zeros(G + 1)
     b_ub[G] = budget
     bounds = np.column_stack([np.zeros(C + U), np.concatenate([np.full(C, np.inf), length])])
