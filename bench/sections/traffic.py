@@ -63,6 +63,7 @@ def _schedule_table():
     from permnet.gen.traffic.schedule import schedule_demand
 
     rows = []
+    schedule_demand(pattern("skewed", 16), 2, DELAY_US, HORIZON_US)      # warm-up: numba's compile or cache load
     for M in SIZES:
         for S in (1, 4):
             for name in WORKLOADS:
