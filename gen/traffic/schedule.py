@@ -42,8 +42,8 @@ order until the horizon ends (the last one cut short).
 * *Birkhoff-von Neumann*: the demand is stuffed to a matrix whose row and
   column sums all equal the largest line sum L (northwest-corner filling of
   the row and column deficits), then decomposed by repeatedly taking any
-  perfect matching on the support (Hopcroft-Karp) for the smallest entry on
-  it (Birkhoff 1946; von Neumann 1953).
+  perfect matching on the support for the smallest entry on it (Birkhoff
+  1946; von Neumann 1953).
 * *Solstice* (Liu et al., Algorithm 1): QuickStuff (the deficits are first
   added to the entries already non-zero, then to zero entries), then
   BigSlice: r is the largest power of two at most the largest entry; while
@@ -61,6 +61,15 @@ the prefixes of Solstice's and of BvN's sequences that fit the horizon
 configuration at a time while that helps (at most 3).  Solstice's own
 durations are feasible for the LP over its prefix, so ours serves at least
 Solstice's fraction (and BvN's), whatever the workload.
+
+**Speed** (a schedule for M = 1024 in well under a second): both baselines
+peel their matchings with :func:`_peel`, which keeps the matching from one
+step to the next and re-matches only the rows whose edge fell below the
+threshold, by augmenting paths over the dense matrix (in numba), instead of
+a Hopcroft-Karp from scratch per step; and the LP merges pairs of equal
+coverage into piecewise-linear segments (:func:`_lp_groups`), which leaves
+it with as many constraints as distinct coverages (41 instead of 168,000
+for the uniform demand at M = 1024, S = 4) and the same optimum.
 """
 
 from __future__ import annotations
