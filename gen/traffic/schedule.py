@@ -322,8 +322,9 @@ def _peel(A, r, tol, limit, halve):
     prev = np.empty(M, np.int64)
     queue = np.empty(M, np.int64)
     start = np.arange(M) - 1
-    perms = np.empty((limit, M), np.int64)
-    durs = np.empty(limit)
+    room = min(limit, 64)                   # grown by doubling: limit may be far above what is peeled
+    perms = np.empty((room, M), np.int64)
+    durs = np.empty(room)
     n = 0
     stamp = 0
     while n < limit and r > tol:
@@ -352,6 +353,14 @@ def _peel(A, r, tol, limit, halve):
             A[i, j] -= t
             if A[i, j] < tol:
                 A[i, j] = 0.0
+        if n == room:
+            room = min(limit, 2 * room)
+            grown = np.empty((room, M), np.int64)
+            grown[:n] = perms
+            perms = grown
+            longer = np.empty(room)
+            longer[:n] = durs
+            durs = longer
         perms[n] = row_of
         durs[n] = t
         n += 1
