@@ -69,3 +69,22 @@ def test_unconnected_ports_are_refused(tmp_path, capsys):
     code, _, err = run_in_process(capsys, "rtl", "network", "-M", 4, "-S", 2, "--planes-file", tmp_path / "f.json",
                                   "-o", tmp_path / "x.v")
     assert code == 2 and "unconnected ports" in err and not (tmp_path / "x.v").exists()
+
+
+def test_stream_routes_and_swap_words_start_from_the_file(tmp_path, capsys):
+    """With streams and run-time planes the file's planes are the reset configuration: the
+    routes start there, and a swap back to LDI(8,2) needs words that differ from them."""
+    from permnet.gen.routing import tables
+    from permnet.rtlnet import stream_routes, swap_words
+
+    path = tmp_path / "p.json"
+    run_in_process(capsys, "plan", "--traffic", "tornado", "--nodes", 8, "--degree", 2, "-o", path)
+    planes = ocsconfig.read(path).planes
+    net, routes, vcs = stream_routes(8, 2, planes="crossbar", planes_file=path)
+    assert routes.planes == planes.tolist() and routes.router == "table" and routes.loadable
+    assert vcs == int(np.max(routes.length)) and net.name == "planes p.json"
+    ldi = tables.network("ldi", 8, 2).planes
+    same = swap_words(8, 2, path, "crossbar", router="table", planes_file=path, only_changes=True)
+    assert same.planes == [] and same.routes == []               # swapping to the reset planes changes nothing
+    other = swap_words(8, 2, ldi, "crossbar", router="table", vcs=4, planes_file=path, only_changes=True)
+    assert other.planes and other.table.planes.tolist() == ldi.tolist()
