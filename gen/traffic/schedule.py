@@ -268,35 +268,41 @@ def quick_stuff(D):
 # -------------------------------------------------------------- baselines
 
 @njit(cache=True)
-def _augment(A, r, row_of, col_of, u, seen, stamp, prev, queue, start):
+def _augment(A, r, row_of, col_of, u, seen, stamp, prev, queue, start, indptr, indices, at):
     """One augmenting path from the free row u over the entries ``A >= r``
     (breadth first over alternating paths; a column counts as seen when
-    ``seen[j] == stamp``); True when u got matched.  Row i's columns are
-    scanned cyclically from ``start[i]``, the column it was last matched to:
-    when a peeled matching empties that entry the next one is usually free
-    (a uniform demand peels the shifts s -> s + k one after another)."""
-    M = A.shape[0]
+    ``seen[j] == stamp``); True when u got matched.  Row i's candidate
+    columns are ``indices[indptr[i]:indptr[i + 1]]`` (A's support when the
+    peeling began: entries only fall), scanned cyclically after position
+    ``start[i]``, where the column it was last matched to sits: when a peeled
+    matching empties that entry the next one is usually free (a uniform
+    demand peels the shifts s -> s + k one after another).  ``at[j]``: the
+    position of column j in the list of the row that reached it."""
     queue[0] = u
     head, tail = 0, 1
     while head < tail:
         i = queue[head]
         head += 1
-        j = start[i]
-        for _ in range(M):
-            j += 1
-            if j == M:
-                j = 0
+        lo = indptr[i]
+        deg = indptr[i + 1] - lo
+        k = start[i]
+        for _ in range(deg):
+            k += 1
+            if k == deg:
+                k = 0
+            j = indices[lo + k]
             if A[i, j] >= r and seen[j] != stamp:
                 seen[j] = stamp
                 prev[j] = i
+                at[j] = k
                 if col_of[j] < 0:               # a free column: flip the path back to u
                     while True:
-                        k = prev[j]
-                        nxt = row_of[k]
-                        row_of[k] = j
-                        col_of[j] = k
-                        start[k] = j
-                        if k == u:
+                        row = prev[j]
+                        nxt = row_of[row]
+                        row_of[row] = j
+                        col_of[j] = row
+                        start[row] = at[j]
+                        if row == u:
                             return True
                         j = nxt
                 queue[tail] = col_of[j]
@@ -316,12 +322,27 @@ def _peel(A, r, tol, limit, halve):
     that no perfect matching exists, Berge 1957).  Entries left below ``tol``
     are set to 0.  Returns (matchings, durations)."""
     M = A.shape[0]
+    indptr = np.zeros(M + 1, np.int64)
+    for i in range(M):
+        n = 0
+        for j in range(M):
+            if A[i, j] > 0:
+                n += 1
+        indptr[i + 1] = indptr[i] + n
+    indices = np.empty(indptr[M], np.int64)
+    for i in range(M):
+        n = indptr[i]
+        for j in range(M):
+            if A[i, j] > 0:
+                indices[n] = j
+                n += 1
     row_of = np.full(M, -1, np.int64)
     col_of = np.full(M, -1, np.int64)
     seen = np.zeros(M, np.int64)
     prev = np.empty(M, np.int64)
+    at = np.empty(M, np.int64)
     queue = np.empty(M, np.int64)
-    start = np.arange(M) - 1
+    start = np.full(M, -1, np.int64)
     room = min(limit, 64)                   # grown by doubling: limit may be far above what is peeled
     perms = np.empty((room, M), np.int64)
     durs = np.empty(room)
@@ -337,7 +358,7 @@ def _peel(A, r, tol, limit, halve):
         for i in range(M):
             if row_of[i] < 0:
                 stamp += 1
-                if not _augment(A, r, row_of, col_of, i, seen, stamp, prev, queue, start):
+                if not _augment(A, r, row_of, col_of, i, seen, stamp, prev, queue, start, indptr, indices, at):
                     ok = False
                     break
         if not ok:
