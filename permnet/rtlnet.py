@@ -17,7 +17,7 @@ from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits
 
 __all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "NetworkPlan", "plan", "network",
-           "stream_network", "stream_routes", "swap_words", "router_for"]
+           "stream_network", "stream_routes", "swap_words", "router_for", "wired_network"]
 
 MAX_NODES = 64          # the RTL network is for small networks
 MAX_VC_BUFFERS = 512    # M*S*vcs: elaboration time grows with it (issue 29: -M 64 -S 8 did not finish)
@@ -40,20 +40,46 @@ class NetworkPlan:
     expected: list
 
 
+def wired_network(M: int, S: int, topology: str = "ldi", planes_file=None):
+    """The network the RTL wires (a :class:`permnet.gen.routing.tables.Network`): the family
+    ``topology`` with its own routing, or, with ``planes_file`` (what ``permnet planes``,
+    ``plan``, ``mixed`` or ``fabric compile`` writes, read by
+    :func:`permnet.planeload.read_planes`; M and S must be the file's), those planes routed
+    on shortest paths (:func:`permnet.gen.routing.tables.from_planes`), which only the
+    route-table router follows (the next-hop unit computes Melhem's LDI routes)."""
+    from permnet.gen.routing import tables
+
+    require(M <= MAX_NODES, f"the RTL network is for small networks (M <= {MAX_NODES}), got {M}")
+    if planes_file is None:
+        return tables.network(topology, M, S)
+    from pathlib import Path
+
+    from permnet.planeload import read_planes
+
+    planes = read_planes(planes_file, M, S)
+    require(bool((planes >= 0).all()), f"{planes_file}: unconnected ports; the RTL network wires every port "
+                                       "of every plane")
+    return tables.Network(f"planes {Path(planes_file).name}", tables.from_planes(planes),
+                          {"nodes": M, "degree": S, "planes_file": str(planes_file)})
+
+
+def _module_name(topology: str, planes_file) -> str:
+    return "planes" if planes_file is not None else topology
+
+
 def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
          trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4,
-         seed: int = 0, link_stages: int = 0) -> NetworkPlan:
+         seed: int = 0, link_stages: int = 0, planes_file=None) -> NetworkPlan:
     """The trace (the file ``trace``, or ``packets`` seeded uniform packets over ``span`` cycles)
-    and its reference run on the cycle-level simulator."""
+    and its reference run on the cycle-level simulator, on :func:`wired_network`."""
     from permnet.fileio import read_text
-    from permnet.gen.routing import tables
     from permnet.hdl.network import random_trace
     from permnet.sim import netsim
 
     require(M <= MAX_NODES, f"the RTL network is for small networks (M <= {MAX_NODES}), got {M}")
     require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
     require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
-    net = tables.network(topology, M, S)
+    net = wired_network(M, S, topology, planes_file)
     t = net.table
     vcs = vcs or t.max_hops
     from permnet.netsim import _check_vcs      # the check netsim makes: no deadlock-prone RTL either
@@ -89,7 +115,7 @@ def router_for(table, router: str = "auto") -> str:
 def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
             trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
             flit_width: int | None = None, router: str = "auto", endpoints: str = "selftest", link_stages: int = 0,
-            planes: str = "wires"):
+            planes: str = "wires", planes_file=None):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
     ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
     ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection;
@@ -98,7 +124,9 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
     on every link (:class:`permnet.hdl.router.Router`), the simulator's reference run likewise.
     ``planes``: ``wires`` (fixed), ``crossbar`` or ``benes`` (a run-time
     :class:`permnet.hdl.planes.PlaneSet` reset to the topology's planes, its ``cfg`` port on
-    the top; with streams also the drained swap, :func:`stream_network`)."""
+    the top; with streams also the drained swap, :func:`stream_network`).  ``planes_file``:
+    the planes of that file instead of ``topology`` (:func:`wired_network`; table routing):
+    the wires, or the run-time planes' reset configuration."""
     from permnet.hdl import emit
     from permnet.hdl.netip import PLANE_KINDS
     from permnet.hdl.network import NetworkRTL
@@ -108,11 +136,12 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
     if endpoints == "stream":
         require(trace is None, "--trace drives the self-test's generators; streams take no trace")
         return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages,
-                              planes)
+                              planes, planes_file)
     flit_width = flit_width or 0
     require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
-    p = plan(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, link_stages)
+    p = plan(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, link_stages,
+             planes_file)
     t = p.net.table
     router = router_for(t, router)
     done = p.expected
@@ -127,13 +156,14 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
         params["flit_width"] = flit_width
     if link_stages:
         params["link_stages"] = link_stages
-    return emit.Generated("network", f"{topology}_network", comp, params, {"expected": done},
+    return emit.Generated("network", f"{_module_name(topology, planes_file)}_network", comp, params,
+                          {"expected": done},
                           {"expected": hex_digits(max(done).bit_length())})
 
 
 def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4,
                    switching: str = "vct", flit_width: int | None = None, router: str = "auto",
-                   max_size: int = 4, link_stages: int = 0, planes: str = "wires"):
+                   max_size: int = 4, link_stages: int = 0, planes: str = "wires", planes_file=None):
     """The network with an AXI-Stream injection and ejection port per node
     (:class:`permnet.hdl.netstream.NetworkStream`, :class:`permnet.hdl.emit.Generated` named
     ``<topology>_network_stream``): ``flit_width`` tdata bits (default 32), packets of at most
@@ -141,7 +171,7 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     ``link_stages`` registers on every link; ``planes`` as in :func:`network`: with
     ``crossbar`` or ``benes`` the routes are loadable and the top has the drained swap
     (:class:`permnet.hdl.netip.NetworkIP` with ``swap=True``; the words of a swap:
-    :func:`swap_words`)."""
+    :func:`swap_words`); ``planes_file`` as in :func:`network`."""
     from permnet.hdl import emit
     from permnet.hdl.netip import plane_set_factory
     from permnet.hdl.netstream import NetworkStream
@@ -155,7 +185,7 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
     require(switching == "wormhole" or max_size <= buffer,
             f"virtual cut-through needs --buffer ({buffer}) >= --max-size ({max_size}), the longest packet")
-    net, routes, vcs = stream_routes(M, S, topology, vcs, router, planes)
+    net, routes, vcs = stream_routes(M, S, topology, vcs, router, planes, planes_file)
     router = routes.router
     comp = NetworkStream(routes, vcs=vcs, buffer=buffer, wormhole=switching == "wormhole", flit_width=flit_width,
                          max_packet=max_size, link_stages=link_stages,
@@ -165,18 +195,17 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
               "inject_fifo": comp.D, "link_stages": link_stages}
     if planes != "wires":
         params["planes"] = planes
-    return emit.Generated("network", f"{topology}_network_stream", comp, params)
+    return emit.Generated("network", f"{_module_name(topology, planes_file)}_network_stream", comp, params)
 
 
 def stream_routes(M: int, S: int, topology: str = "ldi", vcs: int | None = None, router: str = "auto",
-                  planes: str = "wires"):
+                  planes: str = "wires", planes_file=None):
     """``(network, routes, vcs)`` of :func:`stream_network`: the topology's planes and routes
     (:class:`permnet.hdl.routes.NetworkRoutes`, loadable with routes of up to ``vcs`` hops
-    when ``planes`` is loadable at run time)."""
-    from permnet.gen.routing import tables
+    when ``planes`` is loadable at run time); ``planes_file``: :func:`wired_network`."""
     from permnet.hdl.routes import NetworkRoutes
 
-    net = tables.network(topology, M, S)
+    net = wired_network(M, S, topology, planes_file)
     t = net.table
     vcs = vcs or t.max_hops
     require(vcs >= t.max_hops, f"--vcs {vcs} is below the longest route ({t.max_hops} hops): hop-indexed VCs "
@@ -188,7 +217,7 @@ def stream_routes(M: int, S: int, topology: str = "ldi", vcs: int | None = None,
 
 
 def swap_words(M: int, S: int, source, planes: str = "crossbar", topology: str = "ldi", vcs: int | None = None,
-               router: str = "auto", network: str = "benes", only_changes: bool = False):
+               router: str = "auto", network: str = "benes", only_changes: bool = False, planes_file=None):
     """The words that swap the network :func:`stream_network` builds with these options to the
     planes of ``source`` (a ``permnet planes``/``faults``/``mixed``/``fabric`` file, or an S x M
     array): a :class:`permnet.planeload.SwapLoad` (:func:`permnet.planeload.swap_load`, which
@@ -196,5 +225,5 @@ def swap_words(M: int, S: int, source, planes: str = "crossbar", topology: str =
     from permnet.planeload import swap_load
 
     require(planes in ("crossbar", "benes"), f"--planes {planes} cannot be swapped at run time (crossbar, benes)")
-    _, routes, _ = stream_routes(M, S, topology, vcs, router, planes)
+    _, routes, _ = stream_routes(M, S, topology, vcs, router, planes, planes_file)
     return swap_load(source, routes, planes, network, only_changes=only_changes)

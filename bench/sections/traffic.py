@@ -63,6 +63,7 @@ def _schedule_table():
     from permnet.gen.traffic.schedule import schedule_demand
 
     rows = []
+    schedule_demand(pattern("skewed", 16), 2, DELAY_US, HORIZON_US)      # warm-up: numba's compile or cache load
     for M in SIZES:
         for S in (1, 4):
             for name in WORKLOADS:
@@ -71,14 +72,14 @@ def _schedule_table():
                 except ValueError:          # transpose needs a square M
                     continue
                 r = schedule_demand(D, S, DELAY_US, HORIZON_US)
-                ok = r.ours.served >= r.solstice.served - 1e-12
+                ok = r.ours.served >= r.solstice.served - 1e-12 and (M < 1024 or r.ours.seconds < 1.0)
                 rows.append([name, M, S, f"{r.ours.served:.4f}", r.ours.method, f"{r.solstice.served:.4f}",
                              f"{r.bvn.served:.4f}", f"{r.ours.seconds:.2f}", f"{r.solstice.seconds:.2f}",
                              f"{r.bvn.seconds:.2f}", "met" if ok else "MISSED"])
     return (f"Circuit schedules, reconfiguration {DELAY_US:g} us, horizon {HORIZON_US:g} us, load 1: "
             "served fraction (direct)",
             ["workload", "M", "S", "ours", "ours from", "Solstice", "BvN", "ours (s, incl. baselines)",
-             "Solstice (s)", "BvN (s)", "ours >= Solstice"], rows)
+             "Solstice (s)", "BvN (s)", "ours >= Solstice (and < 1 s at M = 1024)"], rows)
 
 
 def tables(args):

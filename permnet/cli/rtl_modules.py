@@ -181,6 +181,9 @@ def network_options(f):
     f = click.option("--vcs", type=int, default=None, help="virtual channels (default: the longest route)")(f)
     f = click.option("--topology", type=click.Choice(["ldi", "debruijn", "kautz", "torus", "hypercube"]),
                      default="ldi", show_default=True)(f)
+    f = click.option("--planes-file", type=click.Path(dir_okay=False), default=None,
+                     help="wire the planes of this file (permnet planes/plan/mixed/fabric output) instead of "
+                          "--topology, shortest-path route tables")(f)
     return ldi_options(f)
 
 

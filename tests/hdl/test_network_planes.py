@@ -4,42 +4,13 @@ topology's planes, the self-test top stays cycle-exact with ``permnet.sim.netsim
 
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from permnet.gen.planes import runtime
 from permnet.gen.routing import tables
 from permnet.hdl.network import NetworkRTL, random_trace
 from permnet.sim import netsim
 
-
-def selftest_run(dut, M, max_cycles, readback=()):
-    """``{serial: delivery cycle}``, the sticky error, and the read-back word of every
-    ``(plane, addr)`` in ``readback`` (read through ``cfg`` after the traffic)."""
-    got, out = {}, {}
-
-    async def tb(ctx):
-        for _ in range(max_cycles):
-            cyc = ctx.get(dut.cycle)
-            for n in range(M):
-                for k in range(dut.K):
-                    if ctx.get(dut.tail_valid[n][k]):
-                        s = ctx.get(dut.tail_serial[n][k])
-                        assert s not in got, f"packet {s} delivered twice"
-                        got[s] = cyc + 1
-            if ctx.get(dut.done):
-                break
-            await ctx.tick()
-        out["error"] = ctx.get(dut.error)
-        for y, a in readback:
-            ctx.set(dut.cfg.plane, y)
-            ctx.set(dut.cfg.addr, a)
-            await ctx.tick()
-            out[y, a] = ctx.get(dut.cfg.rdata)
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(tb)
-    sim.run()
-    return got, out
+from network_helpers import selftest_run
 
 
 @pytest.mark.parametrize("M,S,router,kind", [(9, 3, "nexthop", "crossbar"), (9, 3, "table", "benes"),

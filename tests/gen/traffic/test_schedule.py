@@ -136,3 +136,64 @@ def test_two_hop_relays_over_unused_circuits():
     assert served_direct(D, configs, durations) == pytest.approx(0.5)
     assert two_hop_served(D, configs, durations) == pytest.approx(1.0)
     assert two_hop_served(D, configs, np.array([1.5])) == pytest.approx((2 + 0.5) / 4)
+
+
+def per_pair_lp(D, configs, delay, horizon):
+    """The duration LP written out pair by pair (dense): maximise sum_p s_p with
+    s_p <= D_p, s_p <= sum_c m_pc t_c and sum_c t_c <= T - C delay."""
+    C, S, M = configs.shape
+    pairs = [(i, j) for i in range(M) for j in range(M) if i != j and D[i, j] > 0]
+    m = np.zeros((len(pairs), C))
+    for k, (i, j) in enumerate(pairs):
+        for c in range(C):
+            m[k, c] = sum(configs[c, y, i] == j for y in range(S))
+    P = len(pairs)
+    A = np.zeros((P + 1, C + P))
+    A[:P, :C] = -m
+    A[:P, C:] = np.eye(P)
+    A[P, :C] = 1
+    b = np.r_[np.zeros(P), horizon - C * delay]
+    bounds = [(0, None)] * C + [(0, D[i, j]) for i, j in pairs]
+    res = linprog(np.r_[np.zeros(C), -np.ones(P)], A_ub=A, b_ub=b, bounds=bounds, method="highs")
+    return -res.fun
+
+
+@pytest.mark.parametrize("C,S,same", [(5, 2, False), (6, 3, False), (30, 2, True)])
+def test_merged_lp_equals_the_per_pair_lp(C, S, same):
+    """Pairs merged by coverage (with multiplicities: planes repeated inside a configuration)
+    and by demand value; ``same``: every configuration the same, so a pair is covered 30
+    times and the coverage is too long to encode (one group a pair)."""
+    rng = np.random.default_rng(C + S)
+    M = 7
+    D = np.round(rng.random((M, M)) * 4) / 2 * (rng.random((M, M)) < 0.7)     # repeated values, zeros
+    np.fill_diagonal(D, 0)
+    configs = np.array([[rng.permutation(M) for _ in range(S)] for _ in range(C)])
+    configs[:, -1] = configs[:, 0]                                               # m = 2 on plane 0's pairs
+    if same:
+        configs[:] = configs[0]
+    delay, horizon = 0.5, 3 * C
+    t, served = optimise_durations(D, configs, delay, horizon)
+    assert served == pytest.approx(per_pair_lp(D, configs, delay, horizon), rel=1e-9, abs=1e-9)
+    cap = np.zeros((M, M))
+    for c in range(C):
+        for y in range(S):
+            cap[np.arange(M), configs[c, y]] += t[c]
+    np.fill_diagonal(cap, 0)
+    assert t.sum() <= horizon - C * delay + 1e-9
+    assert np.minimum(D, cap).sum() == pytest.approx(served, rel=1e-9, abs=1e-9)
+
+
+def test_solstice_and_bvn_matchings_decompose_the_stuffed_matrix():
+    """With no delay and no limit the peeled matchings are permutations whose weighted sum is the
+    stuffed matrix (BvN: every entry; Solstice: every entry it did not round to zero)."""
+    rng = np.random.default_rng(5)
+    D = rng.random((9, 9)) * (rng.random((9, 9)) < 0.5)
+    np.fill_diagonal(D, 0)
+    for peel, stuff in ((bvn, stuff_northwest), (solstice, quick_stuff)):
+        A, L = stuff(D)
+        seq = peel(D, 1, 0.0, 1e9, limit=10_000)
+        total = np.zeros_like(A)
+        for m, t in seq:
+            assert sorted(m.tolist()) == list(range(9)) and t > 0
+            total[np.arange(9), m] += t
+        assert np.allclose(total, A, atol=1e-6 * L)
