@@ -70,22 +70,23 @@ def test_rtl_bad_input(tmp_path, args, needle):
 
 
 def test_rtl_network_flit_width(tmp_path):
-    run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "--flit-width", 24, "-o", tmp_path / "n.v")
+    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "--flit-width", 24, "-o", tmp_path / "n.v")
     text = (tmp_path / "n.v").read_text()
     assert "//   flit_width = 24" in text and "reg [23:0]" in text
-    run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "-o", tmp_path / "h.v")
+    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "-o", tmp_path / "h.v")
     assert "flit_width" not in (tmp_path / "h.v").read_text()          # default: header-only flits, as before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.v", "h_expected.hex", "n.v", "n_expected.hex"]
 
 
 def test_rtl_network_router(tmp_path):
-    """LDI(9,3) routes with one next-hop unit per router input by default, with tables on request."""
-    run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "-o", tmp_path / "u.v")
-    run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "--router", "table", "-o", tmp_path / "t.v")
+    """LDI(4,2) routes with one next-hop unit per router input by default, with tables on request."""
+    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "-o", tmp_path / "u.v")
+    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "--router", "table", "-o", tmp_path / "t.v")
     unit, table = (tmp_path / "u.v").read_text(), (tmp_path / "t.v").read_text()
     assert "//   router = nexthop" in unit and "//   router = table" in table
     units = r"module \\ldi_network\.ip\.router\d+\.nh\d+(?=\s)"          # one per router candidate
-    assert len(re.findall(units, unit)) == 9 * (3 * 2 + 3) and not re.search(units, table)
+    assert "//   vcs = 2" in unit and "//   lanes = 2" in unit
+    assert len(re.findall(units, unit)) == 4 * (2 * 2 + 2) and not re.search(units, table)   # M (S V + lanes)
 
 
 def test_synth_report_json():

@@ -40,7 +40,7 @@ def test_one_port_ejects_packets_one_after_the_other(switching, buffer):
 
 
 def test_compiled_loop_equals_cpython_with_one_ejection_port():
-    stats = compiled_equals_cpython(tables.network("ldi", 9, 3).table, lanes=1, extra=(True,))
+    stats = compiled_equals_cpython(tables.network("ldi", 9, 3).table, lanes=1, eject_port=True)
     assert stats[kernel.STAT_FIELDS.index("delivered")] > 20
 
 

@@ -72,6 +72,7 @@ def test_local_search_hit_is_a_valid_ring():
     assert all(d == 3 for _, d in G.degree()) and nx.diameter(G) <= 8
 
 
+@pytest.mark.slow
 def test_search_rediscovers_doty_diameter_6():
     row = cs.search(3, 6, seconds=120, progress=False)
     assert row.hit.n >= 100 and nx.diameter(nx_ring(row.hit.n, row.hit.chords)) <= 6
@@ -85,11 +86,19 @@ def test_search_rediscovers_doty_table1(k, doty):
     assert row.hit.n >= doty and nx.diameter(nx_ring(row.hit.n, row.hit.chords)) <= k
 
 
+@pytest.mark.slow
+def test_search_rediscovers_doty_fig4():
+    row = cs.search(4, 3, seconds=60, progress=False, seed=5)
+    assert nx.diameter(nx_ring(row.hit.n, row.hit.chords)) <= 3 and row.hit.n >= 36   # Doty Fig. 4: 36 nodes
+
+
 def test_search_is_deterministic():
-    a = cs.search(4, 3, seconds=60, progress=False, seed=5)
-    b = cs.search(4, 3, seconds=60, progress=False, seed=5)
+    """Two seeded searches give the same rows (degree 3, diameter 4: the smallest case that searches;
+    the larger ones of Doty's table run under -m slow, diameters 4-5 also in the CLI test)."""
+    a = cs.search(3, 4, seconds=60, progress=False, seed=5)
+    b = cs.search(3, 4, seconds=60, progress=False, seed=5)
     assert a.as_dict() | {"seconds": 0} == b.as_dict() | {"seconds": 0}
-    assert nx.diameter(nx_ring(a.hit.n, a.hit.chords)) <= 3 and a.hit.n >= 36   # Doty Fig. 4: 36 nodes
+    assert nx.diameter(nx_ring(a.hit.n, a.hit.chords)) <= 4
 
 
 def test_cli_search_chordal(tmp_path):
