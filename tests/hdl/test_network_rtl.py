@@ -127,7 +127,7 @@ def test_flit_payloads_cross_the_network_intact(width):
     """With ``flit_width`` W the datapath carries W payload bits per flit: still cycle for cycle
     with the simulator, every flit of every packet ejected once, in order, with the payload of its
     serial and index, and the RTL's own payload checkers silent."""
-    t, rows, ref, want = _ldi_9_3_case()
+    t, rows, ref, want = _ldi_9_3_case(n=30, span=12)          # the dense case runs in the cycle-exact test
     n = len(rows)
     dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=t.max_hops, buffer=4,
                      expected=[want[i] for i in range(n)], flit_width=width)
@@ -157,7 +157,7 @@ def test_flit_payload_spec():
 
 def test_payload_checker_flags_a_corrupted_flit():
     """One payload bit flipped in a buffered flit: same delivery cycles, but ``error`` rises."""
-    t, rows, ref, want = _ldi_9_3_case()
+    t, rows, ref, want = _ldi_9_3_case(n=30, span=12)
     n = len(rows)
     dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=t.max_hops, buffer=4,
                      expected=[want[i] for i in range(n)], flit_width=12)
