@@ -28,7 +28,7 @@ demo: $(STAMP)
 	$(VENV)/bin/permnet demo -o $(OUT)
 
 test: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest -q -n 2 -m "not slow" $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest -q -n 2 --dist worksteal -m "not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" HYPOTHESIS_PROFILE=slow $(VENV)/bin/pytest -q -n 2
