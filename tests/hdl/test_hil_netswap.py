@@ -1,5 +1,5 @@
 """The live-traffic network on run-time planes (hdl/hil/netgen.py with ``swap=True``, crossbar
-planes) in the Amaranth simulator: planes and routes loaded into a held, cleared run give
+planes; Beneš planes under -m slow) in the Amaranth simulator: planes and routes loaded into a held, cleared run give
 counters equal to the simulator on those planes; a swap in the middle of a run loses no packet
 and misdelivers none."""
 
@@ -18,11 +18,11 @@ M, S, VCS = 8, 2, 4
 RING = [[(n + 1) % M for n in range(M)], [(n - 1) % M for n in range(M)]]   # ring + reverse ring: 4 hops
 
 
-def _dut():
+def _dut(kind):
     t = tables.network("ldi", M, S).table
     rows = t.planes.tolist()
     return NetworkGen(rows, t.length.tolist(), t.hops.tolist(), vcs=VCS, buffer=4, flit_width=8, queue=16,
-                      swap=True, plane_set=lambda fw, bw: PlaneSet(M, S, fw, bw, "crossbar", rows))
+                      swap=True, plane_set=lambda fw, bw: PlaneSet(M, S, fw, bw, kind, rows))
 
 
 LOADED = GenParams("uniform", rate=rate_of(0.25), size=3, seed=4)       # phase 1: ring planes loaded
@@ -30,12 +30,12 @@ SWAPPED = GenParams("uniform", rate=rate_of(0.3), size=3, seed=2)       # phase 
 START, STOP1, STOP2, SWAP_AT = 5, 35, 45, 25
 
 
-@pytest.fixture(scope="module")
-def runs():
+@pytest.fixture(scope="module", params=["crossbar", pytest.param("benes", marks=pytest.mark.slow)])
+def runs(request):
     """One simulation (one elaboration) of two runs: ring + reverse ring loaded into a held,
     cleared run, then (cleared again: LDI planes) a run that swaps to them at cycle 25."""
-    dut = _dut()
-    words = swap_load(RING, dut, "crossbar", only_changes=True)      # the shadows hold the reset words
+    dut = _dut(request.param)
+    words = swap_load(RING, dut, request.param, only_changes=True)      # the shadows hold the reset words
     out = []
 
     async def write(ctx, words):
