@@ -58,8 +58,8 @@ from typing import Callable
 from permnet.gen.errors import require
 
 __all__ = ["ID", "VERSION", "Register", "Block", "BLOCKS", "BLOCK_WORDS", "DESIGNS", "block", "reg",
-           "block_registers", "BASES", "registers", "addr", "to_markdown", "to_csv", "DESIGN_BITS", "MAX_PORTS", "PLANE_KIND_CODES", "NO_SWAP",
-           "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words", "NET_COUNTERS"]
+           "block_registers", "BASES", "registers", "addr", "to_markdown", "to_csv", "DESIGN_BITS", "MAX_PORTS",
+           "PLANE_KIND_CODES", "NO_SWAP", "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words", "NET_COUNTERS"]
 
 ID = 0x504E484C          # "PNHL"
 VERSION = 0x00010000     # 1.0
