@@ -59,7 +59,7 @@ from permnet.gen.errors import require
 
 __all__ = ["ID", "VERSION", "Register", "Block", "BLOCKS", "BLOCK_WORDS", "DESIGNS", "block", "reg",
            "block_registers", "BASES", "registers", "addr", "to_markdown", "to_csv", "DESIGN_BITS", "MAX_PORTS",
-           "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words", "NET_COUNTERS"]
+           "PLANE_KIND_CODES", "NO_SWAP", "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words", "NET_COUNTERS"]
 
 ID = 0x504E484C          # "PNHL"
 VERSION = 0x00010000     # 1.0
@@ -244,7 +244,9 @@ def _netgen(M: int = 18):
     regs = [
         reg("info", 0x000, "RO", "M [15:0], S [23:16], VCs [27:24], log2 buffer [31:28]"),
         reg("info2", 0x001, "RO", "flit payload bits [7:0], source queue [23:8], lanes [31:24]"),
-        reg("ctrl", 0x002, "W", "write bit 0: clear the run (cycle counter and every counter to 0)"),
+        reg("ctrl", 0x002, "W", "write bit 0: clear the run (cycle counter, every counter, the network and "
+            "its planes and route tables to reset); bit 1: hold the run (its clock stopped, the generators idle) "
+            "until a write with bit 1 clear"),
         reg("cycle", 0x003, "RO", "cycles since the last clear (the generators' clock)"),
         reg("pattern", 0x004, "RW", "0 uniform, 1 hotspot, 2 permutation, 3 bitcomp, 4 transpose"),
         reg("rate", 0x005, "RW", "injection threshold, units of 2^-16 packets per node per cycle"),
@@ -264,6 +266,31 @@ def _netgen(M: int = 18):
     return regs
 
 
+PLANE_KIND_CODES = {"wires": 0, "crossbar": 1, "benes": 2}   # netplanes_info [7:0]
+NO_SWAP = 0xFFFFFFFF     # netplanes_swap_at: never
+
+
+@block("netplanes", 0x7000, "the network's planes loaded at run time: shadow writes, read-back, drained swap")
+def _netplanes():
+    return [
+        reg("info", 0x000, "RO", "planes [7:0]: 0 wires (not loadable), 1 crossbar, 2 Beneš; Waksman [8]; "
+            "configuration entries per plane [31:16]"),
+        reg("info2", 0x001, "RO", "route-table entries per node [15:0] (0: routes not loadable), "
+            "route hops at most [23:16]"),
+        reg("plane_addr", 0x002, "RW", "entry [15:0], plane [23:16] that plane_data writes and plane_rb reads"),
+        reg("plane_data", 0x003, "W", "write the shadow entry at plane_addr, then advance its entry by one"),
+        reg("plane_rb", 0x004, "RO", "the ACTIVE entry at plane_addr"),
+        reg("rt_addr", 0x005, "RW", "entry [15:0], node [31:16] that rt_data writes and rt_rb reads"),
+        reg("rt_data", 0x006, "W", "write the shadow route entry at rt_addr, then advance its entry by one"),
+        reg("rt_rb", 0x007, "RO", "the ACTIVE route entry at rt_addr"),
+        reg("swap", 0x008, "W", "write bit 0: request a swap now (drain, then shadow -> active)"),
+        reg("swap_at", 0x009, "RW", f"run cycle (netgen_cycle) at which a swap is requested; {NO_SWAP:#x}: never"),
+        reg("status", 0x00A, "RO", "draining [0], network idle [1], swaps committed since the run's clear [31:16]"),
+        reg("swap_cycles", 0x00B, "RO", "the last swap's length: cycles from its request to its commit"),
+        reg("swap_cycle", 0x00C, "RO", "run cycle of the last swap's commit"),
+    ]
+
+
 @block("identifier_mem", 0xF000, "identification string (LiteX's identifier_mem)")
 def _identifier():
     return [reg("data", 0x000, "RO", f"the design's name, one character per word, NUL-terminated "
@@ -280,7 +307,7 @@ DESIGNS: dict[str, tuple[str, ...]] = {
     "crossbar": ("sys", "xbar", "xbar_prbs", "identifier_mem"),
     "benes": ("sys", "benes", "benes_prbs", "identifier_mem"),
     "nexthop": ("sys", "nexthop", "identifier_mem"),
-    "network": ("sys", "netgen", "identifier_mem"),
+    "network": ("sys", "netgen", "netplanes", "identifier_mem"),
     "all": ("sys", "xbar", "xbar_prbs", "benes", "benes_prbs", "nexthop", "identifier_mem"),
 }
 

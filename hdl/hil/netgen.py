@@ -31,6 +31,16 @@ another ``dst``), ``payload_errors`` (flits whose payload differs from
 ``clear`` (one cycle) zeroes it and every counter and resets the network
 (buffers, credits, arbiters, source queues: packets in flight are
 discarded), so that every run starts from the simulator's initial state.  Counter updates of cycle c are visible from c + 1.
+``hold`` (a level) stops the run's clock: the cycle counter keeps its value
+and no generator draws, so the host can load planes into a cleared, idle
+network before the run starts (a clear resets the run-time planes and route
+tables to their reset contents too).
+
+With ``swap=True`` (a loadable ``plane_set``) the network IP has the drained
+plane swap (:mod:`permnet.hdl.swapctl`): its ``cfg``, ``rt``, ``swap_req``,
+``swap_done``, ``swap_cycles``, ``swap_draining`` and ``idle`` ports are ports
+here; while a swap drains the network the generators keep drawing and their
+descriptors wait in the source queues.
 
 Latency: the generator adds none (a descriptor is at ``inj`` in its creation
 cycle); the router's timing is :class:`permnet.hdl.router.Router`'s.
@@ -143,17 +153,18 @@ class NetworkGen(NetworkRoutes, wiring.Component):
     :class:`permnet.hdl.network.NetworkRTL`) with a generator, a ``queue``-deep source queue
     and the counters :data:`COUNTERS` per node (module docstring). ``flit_width`` payload bits
     per flit (0: no payload, ``payload_errors`` stays 0); ``max_size`` the largest packet;
-    ``plane_set`` as :class:`permnet.hdl.netip.NetworkIP` (its extra ports become ports here).
+    ``plane_set`` and ``swap`` as :class:`permnet.hdl.netip.NetworkIP` (its control ports
+    become ports here; with ``swap`` the routes are loadable, for routes of up to ``vcs`` hops).
 
-    Ports: in ``clear``, ``pattern`` (:data:`PATTERN_CODES`), ``rate``, ``size``, ``seed``,
+    Ports: in ``clear``, ``hold``, ``pattern`` (:data:`PATTERN_CODES`), ``rate``, ``size``, ``seed``,
     ``hot``, ``hot_frac``, ``start``, ``stop``, ``perm[n]``; out ``cycle`` and, per counter
     name, ``<name>[n]``. After elaboration ``gens[n]`` are the generators (tests watch them)."""
 
     def __init__(self, planes, length, hops, *, vcs: int, buffer: int = 8, lanes: int | None = None,
                  wormhole: bool = False, router: str = "table", link_stages: int = 0, flit_width: int = 0,
                  max_size: int | None = None, queue: int = 16, cycle_bits: int = 32, counter_bits: int = 32,
-                 plane_set=None):
-        self._init_routes(planes, length, hops, router)
+                 plane_set=None, swap: bool = False):
+        self._init_routes(planes, length, hops, router, loadable=swap, max_hops=vcs if swap else None)
         M = self.M
         require(queue >= 1, f"queue must be >= 1 descriptor, got {queue}")
         require(cycle_bits >= 8 and counter_bits >= 8, "cycle and counter widths must be >= 8 bits")
@@ -165,13 +176,13 @@ class NetworkGen(NetworkRoutes, wiring.Component):
         self.zb, self.nb, self.cb, self.cw = bits(self.max_size), bits(M - 1), cycle_bits, counter_bits
         self.ip = NetworkIP(self, vcs=vcs, buffer=buffer, lanes=self.L, wormhole=wormhole, size_bits=self.zb,
                             tags={"t0": cycle_bits}, data_fields={"payload": flit_width} if flit_width else None,
-                            eject="vc", link_stages=link_stages, plane_set=plane_set)
+                            eject="vc", link_stages=link_stages, plane_set=plane_set, swap=swap)
         self.K = self.ip.K
-        members = {"clear": In(1), "pattern": In(3), "rate": In(RATE_BITS + 1), "size": In(self.zb),
+        members = {"clear": In(1), "hold": In(1), "pattern": In(3), "rate": In(RATE_BITS + 1), "size": In(self.zb),
                    "seed": In(64), "hot": In(self.nb), "hot_frac": In(RATE_BITS + 1), "start": In(cycle_bits),
                    "stop": In(cycle_bits), "perm": In(self.nb).array(M), "cycle": Out(cycle_bits)}
         members |= {name: Out(counter_bits).array(M) for name in COUNTERS}
-        members |= self.ip.plane_ports
+        members |= self.ip.control_ports
         wiring.Component.__init__(self, members)
 
     def elaborate(self, platform):
@@ -180,12 +191,13 @@ class NetworkGen(NetworkRoutes, wiring.Component):
         # clear resets the network too (buffers, credits, round-robin pointers, source queues): every
         # run starts from the simulator's initial state, whatever the previous run left
         m.submodules.ip = ResetInserter({"sync": self.clear})(ip)
-        forward_ports(m, self, ip, ip.plane_ports)
+        forward_ports(m, self, ip, ip.control_ports)
         cycle = Signal(self.cb)
-        m.d.sync += cycle.eq(cycle + 1)
+        with m.If(~self.hold):
+            m.d.sync += cycle.eq(cycle + 1)
         m.d.comb += self.cycle.eq(cycle)
         active = Signal()
-        m.d.comb += active.eq((cycle >= self.start) & (cycle < self.stop))
+        m.d.comb += active.eq((cycle >= self.start) & (cycle < self.stop) & ~self.hold)
         count = {name: [Signal(self.cw, name=f"{name}{n}") for n in range(M)] for name in COUNTERS}
         self.gens = []
         for n in range(M):

@@ -43,6 +43,7 @@ static const int POLL_MS = 2;
 #endif
 static const double IDLE_HZ = PERMNET_IDLE_HZ;  // the bridge's time-out is IDLE_HZ / 10 cycles
 static const long long IDLE_MAX_STEP = 8192;    // cycles per catch-up (after a long sleep)
+static const long long IDLE_CHECK = 256;        // a catch-up looks for host bytes this often
 static const int QUIET_TICKS = 96;    // cycles without traffic before waiting on the socket again
                                       // (> the 64 cycles a 32-word framed write takes to execute)
 
@@ -91,13 +92,22 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 4; i++) tick();
     top->rst = 0;
     double paced = now_s();
-    auto idle = [&]() {          // advance the clock to the wall clock at IDLE_HZ
+    // advance the clock to the wall clock at IDLE_HZ; a model slower than IDLE_HZ catches up
+    // in steps, and a step stops early when the host (fd) has sent bytes, so that it is
+    // answered at once rather than after the step
+    auto idle = [&](int fd) {
         double t = now_s();
         long long n = (long long)((t - paced) * IDLE_HZ);
         if (n <= 0) return;
         if (n > IDLE_MAX_STEP) { n = IDLE_MAX_STEP; paced = t; }
         else paced += n / IDLE_HZ;
-        for (long long i = 0; i < n; i++) tick();
+        for (long long i = 0; i < n; i++) {
+            tick();
+            if (i % IDLE_CHECK == IDLE_CHECK - 1) {
+                pollfd p{fd, POLLIN, 0};
+                if (poll(&p, 1, 0) > 0) { paced = now_s(); return; }
+            }
+        }
     };
 
     if (bench_cycles) {
@@ -129,7 +139,7 @@ int main(int argc, char** argv) {
     int clients = 0;
     while (now_s() < deadline) {
         pollfd lp{ls, POLLIN, 0};
-        if (poll(&lp, 1, 100) <= 0) { idle(); continue; }
+        if (poll(&lp, 1, 100) <= 0) { idle(ls); continue; }
         int fd = accept(ls, nullptr, nullptr);
         if (fd < 0) continue;
         clients++;
@@ -163,7 +173,7 @@ int main(int argc, char** argv) {
                 setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
 #endif
             }
-            if (!busy && in.empty()) { idle(); continue; }
+            if (!busy && in.empty()) { idle(fd); continue; }
             // run while there is work: feed bytes, collect the answer
             int quiet = 0;
             for (int k = 0; k < 65536 && quiet < QUIET_TICKS; k++) {

@@ -57,7 +57,7 @@ class HilTop(wiring.Component):
     def __init__(self, design: str = "crossbar", *, ports: int = 8, width: int = 8, slots: int = 1,
                  size: int = 8, network: str = "benes", pipeline_mask: int = 0, M: int = 18, S: int = 3,
                  nh_pipeline: int = 2, framed: bool = True, idle_timeout: int = 1 << 16,
-                 uart_divisor: int | None = None):
+                 uart_divisor: int | None = None, planes: str = "wires", vcs: int | None = None):
         require(design in R.DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(R.DESIGNS)}")
         self.design = design
         blocks = R.DESIGNS[design]
@@ -91,7 +91,10 @@ class HilTop(wiring.Component):
                        else LdiNextHop(M, S, pipeline=nh_pipeline))
         if self.has_net:
             self.M, self.S = M, S
-            self.net = network_gen(M, S)
+            self.planes_kind = planes
+            self.net = network_gen(M, S, planes=planes, flit_width=width, vcs=vcs, network=network)
+        else:
+            require(planes == "wires" and vcs is None, "--planes and --vcs are options of the network design")
         self.framed, self.uart_divisor = framed, uart_divisor
         require(uart_divisor is None or idle_timeout >= 20 * uart_divisor,
                 f"the idle time-out ({idle_timeout} cycles) must span at least two UART characters "
@@ -120,7 +123,8 @@ class HilTop(wiring.Component):
         if self.has_nh:
             parts.append(f"nexthop LDI({self.M},{self.S})")
         if self.has_net:
-            parts.append(f"network LDI({self.M},{self.S})")
+            parts.append(f"network LDI({self.M},{self.S})"
+                         + (f" {self.planes_kind} planes" if self.planes_kind != "wires" else ""))
         major, minor = R.VERSION >> 16, R.VERSION & 0xFFFF
         return f"permnet HIL {major}.{minor}: " + ", ".join(parts) + f", {self.width}-bit"
 
@@ -306,6 +310,7 @@ class HilTop(wiring.Component):
         # --- live-traffic network ---
         if self.has_net:
             _net_elaborate(self, m, decode("netgen"), wdata)
+            _planes_elaborate(self, m, decode("netplanes"), wdata)
 
         # PRBS reads come from the banks' own registered data
         if rd_x or rd_b:
@@ -328,18 +333,39 @@ class HilTop(wiring.Component):
         return m
 
 
-def network_gen(M: int, S: int):
+def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_FLIT_WIDTH,
+                vcs: int | None = None, network: str = "benes"):
     """The network of the ``network`` design: LDI(M, S) with its family routing (route tables),
-    hop-indexed VCs (as many as the longest route), 4-flit buffers, 8-bit flit payloads, 64-deep
-    source queues (:class:`permnet.hdl.hil.netgen.NetworkGen`)."""
+    hop-indexed VCs (``vcs``, default as many as the longest route), 4-flit buffers,
+    ``flit_width``-bit flit payloads, 64-deep source queues
+    (:class:`permnet.hdl.hil.netgen.NetworkGen`). ``planes``: ``wires`` (fixed), or
+    ``crossbar`` / ``benes`` (``network``: ``benes`` or ``waksman``) planes loadable at run time
+    (:class:`permnet.hdl.planes.PlaneSet`) with loadable route tables and the drained swap
+    (:mod:`permnet.hdl.swapctl`), for new routes of up to ``vcs`` hops."""
+    from permnet.gen.planes import runtime
     from permnet.gen.routing import tables
     from permnet.hdl.hil.netgen import NetworkGen
+    from permnet.hdl.netip import PLANE_KINDS
+    from permnet.hdl.planes import PlaneSet
 
     ldi.check_params(M, S)
     require(M <= R.MAX_NET_NODES, f"the network design holds at most {R.MAX_NET_NODES} nodes, got M={M}")
+    require(planes in PLANE_KINDS, f"unknown planes {planes!r} (one of {', '.join(PLANE_KINDS)})")
     t = tables.network("ldi", M, S).table
-    return NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=t.max_hops, buffer=NET_BUFFER,
-                      flit_width=NET_FLIT_WIDTH, queue=NET_QUEUE)
+    vcs = vcs or t.max_hops
+    require(vcs >= t.max_hops, f"--vcs {vcs} is below the longest route ({t.max_hops} hops): hop-indexed VCs "
+            "could deadlock")
+    require(vcs <= 15, f"--vcs must be at most 15 (netgen_info holds 4 bits), got {vcs}")
+    if planes == "wires":
+        return NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
+                          flit_width=flit_width, queue=NET_QUEUE)
+    require(runtime.data_bits(planes, M, network) <= 32,
+            f"{planes} planes of {M} ports have {runtime.data_bits(planes, M, network)}-bit entries; "
+            "the link writes 32 bits (Beneš planes: M <= 32)")
+    rows = t.planes.tolist()
+    return NetworkGen(rows, t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
+                      flit_width=flit_width, queue=NET_QUEUE, swap=True,
+                      plane_set=lambda fw, bw: PlaneSet(M, S, fw, bw, planes, rows, network=network))
 
 
 def _net_elaborate(self, m, regs, wdata):
@@ -355,8 +381,11 @@ def _net_elaborate(self, m, regs, wdata):
     for n in range(net.M):
         with m.If(regs.write("perm", n)):
             m.d.sync += perm[n].eq(wdata)
+    hold = Signal(name="net_hold")
     with m.If(regs.write("ctrl")):
         m.d.comb += net.clear.eq(wdata[0])
+        m.d.sync += hold.eq(wdata[1])
+    m.d.comb += net.hold.eq(hold)
     m.d.comb += [net.pattern.eq(r["pattern"]), net.rate.eq(r["rate"]), net.size.eq(r["size"]),
                  net.seed.eq(Cat(r["seed_lo"], r["seed_hi"])), net.hot.eq(r["hot"]), net.hot_frac.eq(r["hot_frac"]),
                  net.start.eq(r["start"]), net.stop.eq(r["stop"])]
@@ -366,6 +395,51 @@ def _net_elaborate(self, m, regs, wdata):
     values["info"] = net.M | (net.S << 16) | (net.V << 24) | ((net.B.bit_length() - 1) << 28)
     values["info2"] = net.W | (net.Q << 8) | (net.L << 24)
     regs.read(values)
+    regs.check()
+
+
+def _planes_elaborate(self, m, regs, wdata):
+    """The ``netplanes`` block: shadow writes and read-back of the plane set's ``cfg`` and the
+    routers' ``rt`` ports, the swap request (now, or at a run cycle) and its report. With wires
+    the writes do nothing and the read-backs read 0."""
+    net = self.net
+    kind = self.planes_kind
+    paddr, raddr = Signal(32, name="np_plane_addr"), Signal(32, name="np_rt_addr")
+    swap_at = Signal(32, name="np_swap_at", init=R.NO_SWAP)
+    swaps, swap_cycle = Signal(16, name="np_swaps"), Signal(32, name="np_swap_cycle")
+    with m.If(regs.write("swap_at")):
+        m.d.sync += swap_at.eq(wdata)
+    pw, rw = regs.write("plane_data"), regs.write("rt_data")
+    with m.If(regs.write("plane_addr")):
+        m.d.sync += paddr.eq(wdata)
+    with m.Elif(pw):
+        m.d.sync += paddr[:16].eq(paddr[:16] + 1)
+    with m.If(regs.write("rt_addr")):
+        m.d.sync += raddr.eq(wdata)
+    with m.Elif(rw):
+        m.d.sync += raddr[:16].eq(raddr[:16] + 1)
+    req = regs.write("swap") & wdata[0]
+    values = {"plane_addr": paddr, "rt_addr": raddr, "swap_at": swap_at}
+    if kind == "wires":
+        regs.read(values | {"info": 0, "info2": 0, "plane_rb": 0, "rt_rb": 0,
+                            "status": Cat(Const(0, 1), Const(1, 1)), "swap_cycles": 0, "swap_cycle": 0})
+        regs.check()
+        return
+    cfg, rt = net.cfg, net.rt
+    at = (net.cycle == swap_at) & (swap_at != R.NO_SWAP) & ~net.hold
+    m.d.comb += [cfg.plane.eq(paddr[16:24]), cfg.addr.eq(paddr[:16]), cfg.data.eq(wdata), cfg.we.eq(pw),
+                 cfg.commit.eq(0), rt.node.eq(raddr[16:]), rt.addr.eq(raddr[:16]), rt.data.eq(wdata), rt.we.eq(rw),
+                 net.swap_req.eq(req | at)]
+    with m.If(net.swap_done):
+        m.d.sync += [swaps.eq(swaps + 1), swap_cycle.eq(net.cycle - 1)]
+    with m.If(net.clear):
+        m.d.sync += [swaps.eq(0), swap_cycle.eq(0)]
+    entries = net.ip.planes.entries
+    info = R.PLANE_KIND_CODES[kind] | (int(net.ip.planes.network == "waksman") << 8) | (entries << 16)
+    rt_entries = (1 << net.route_addr_bits) if net.router == "table" else net.S
+    regs.read(values | {"info": info, "info2": rt_entries | (net.H << 16), "plane_rb": cfg.rdata,
+                        "rt_rb": rt.rdata, "status": Cat(net.swap_draining, net.idle, Const(0, 14), swaps),
+                        "swap_cycles": net.swap_cycles, "swap_cycle": swap_cycle})
     regs.check()
 
 

@@ -52,6 +52,12 @@ def sim(listen, faults, max_seconds, opt, build_dir, **options):
 @click.option("--hot-frac", type=POSITIVE_FLOAT, default=0.125, show_default=True,
               help="network: share of packets to the hot spot")
 @click.option("--perm", default=None, help="network, pattern permutation: destinations 3,0,7,...")
+@click.option("--planes", "planes_path", default=None, type=click.Path(dir_okay=False),
+              help="network: planes/fabric/mixed/faults file loaded (and read back) before the run")
+@click.option("--swap-to", default=None, type=click.Path(dir_okay=False),
+              help="network: planes file swapped to during the run (drained, lossless)")
+@click.option("--swap-at", type=click.IntRange(min=0), default=None,
+              help="network: run cycle at which the swap is requested (default: the middle of the run)")
 @click.option("--plane", type=click.IntRange(min=0), default=None, help="plane to load (default 0, or one per slot)")
 @click.option("--prbs", "prbs_words", type=click.IntRange(min=0), default=0, help="PRBS words per port (0: none)")
 @click.option("--polynomial", type=click.Choice(["7", "31"]), default="7", show_default=True)
@@ -62,10 +68,11 @@ def sim(listen, faults, max_seconds, opt, build_dir, **options):
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--timeout", type=POSITIVE_FLOAT, default=1.0, show_default=True, help="seconds per answer")
 @click.option("--json", "as_json", is_flag=True)
-def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_frac, perm, plane, prbs_words,
-        polynomial, samples, exhaustive, seed, timeout, as_json):
+def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_frac, perm, planes_path, swap_to,
+        swap_at, plane, prbs_words, polynomial, samples, exhaustive, seed, timeout, as_json):
     """Load, commit, read back and verify a configuration, run PRBS, probe the next hop; or with
-    --design network run live traffic and compare every counter with netsim's.
+    --design network run live traffic and compare every counter with netsim's (--planes: on
+    loaded planes; --swap-to: with a live swap, then the timing-free counters with the trace).
 
     Exit 0 when everything matches, 1 on a mismatch (as permnet verify), 2 on
     unusable input or a link that does not answer."""
@@ -75,12 +82,15 @@ def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_f
         from permnet.gen.hil.netgen import GenParams, rate_of
         from permnet.hil.netrun import run_network
 
-        require(config_path is None, "--config: the network design takes no configuration (its planes are wires)")
+        require(config_path is None, "--config: the network design takes no configuration (give --planes FILE)")
         params = GenParams(pattern, rate=rate_of(load), size=packet_size, seed=seed, hot=hot,
                            hot_frac=rate_of(min(hot_frac, 1.0)),
                            perm=tuple(ints(perm, "--perm")) if perm is not None else None)
-        emit_verdict(run_network(url, cycles=cycles, params=params, timeout=timeout), as_json)
+        emit_verdict(run_network(url, cycles=cycles, params=params, timeout=timeout, planes=planes_path,
+                                 swap_to=swap_to, swap_at=swap_at), as_json)
         return
+    require(planes_path is None and swap_to is None and swap_at is None,
+            "--planes, --swap-to and --swap-at are options of --design network")
     require(config_path is not None, "missing option --config (an OCS configuration file)")
     rep = run_hil(url, config_path, plane=plane, prbs_words=prbs_words, polynomial=int(polynomial),
                   exhaustive=exhaustive, samples=samples, seed=seed, timeout=timeout)

@@ -109,6 +109,12 @@ def hil_options(f):
     """Parameters of the HIL top level (``permnet rtl hil``, ``permnet hil sim``, ``permnet board --design hil``)."""
     f = click.option("--idle-timeout", type=click.IntRange(min=16), default=None,
                      help="cycles without a byte before the bridge drops a partial frame")(f)
+    f = click.option("--vcs", type=click.IntRange(1, 15), default=None,
+                     help="network: hop-indexed VCs, the longest route a loaded configuration may have "
+                     "(default: LDI's longest)")(f)
+    f = click.option("--planes", "planes_kind", type=click.Choice(["wires", "crossbar", "benes"]), default="wires",
+                     show_default=True, help="network: fixed wires, or planes loadable over the link "
+                     "(with the drained swap; Beneš: --network benes|waksman)")(f)
     f = click.option("--plain", is_flag=True, help="UARTBone only, without the CRC-framed mode")(f)
     f = click.option("--nh-pipeline", type=click.IntRange(min=1), default=2, show_default=True,
                      help="next-hop unit latency")(f)
@@ -127,7 +133,8 @@ def hil_options(f):
     return f
 
 
-def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_pipeline, plain, idle_timeout) -> dict:
+def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_pipeline, plain, idle_timeout,
+               planes_kind="wires", vcs=None) -> dict:
     """The keyword arguments of :class:`permnet.hdl.hil.top.HilTop` from the CLI options."""
     try:
         mask = int(mask_text, 0)
@@ -138,6 +145,10 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
               "pipeline_mask": mask, "M": M, "S": S, "nh_pipeline": nh_pipeline, "framed": not plain}
     if idle_timeout is not None:
         params["idle_timeout"] = idle_timeout
+    if planes_kind != "wires":
+        params["planes"] = planes_kind
+    if vcs is not None:
+        params["vcs"] = vcs
     return params
 
 

@@ -9,16 +9,23 @@ import pytest
 
 BUILD = Path(__file__).resolve().parents[2] / "build" / "hil-sim"
 MODEL = {"design": "all", "ports": 8, "width": 8, "size": 8, "M": 18, "S": 3, "opt": "-O0"}
+# the one network model of the suite: LDI(8,2) on crossbar planes loadable over the link, with
+# 4 hop-indexed VCs (so a ring + reverse-ring plane set, 4 hops, can be swapped in)
+NET_MODEL = {"design": "network", "M": 8, "S": 2, "width": 8, "planes": "crossbar", "vcs": 4, "opt": "-O1"}
 
 
-@pytest.fixture(scope="session")
-def hil_model():
+def _need_verilator():
     if shutil.which("verilator") is None:
         try:
             from permnet.hdl.hil.verilator import verilator_path
             verilator_path()
         except Exception:
             pytest.skip("verilator not available")
+
+
+@pytest.fixture(scope="session")
+def hil_model():
+    _need_verilator()
     from permnet.hdl.hil.verilator import build
 
     params = dict(MODEL)
@@ -47,3 +54,21 @@ def hil_url(request):
             pytest.skip("no --hil-url given")
         return url
     return request.getfixturevalue("hil_server").url
+
+
+@pytest.fixture(scope="session")
+def net_model():
+    """The network model (:data:`NET_MODEL`), built once per session (cached across sessions)."""
+    _need_verilator()
+    from permnet.hdl.hil.verilator import build
+
+    params = dict(NET_MODEL)
+    return build(BUILD, design=params.pop("design"), **params)
+
+
+@pytest.fixture(scope="session")
+def net_url(net_model):
+    from permnet.hdl.hil.verilator import SimServer
+
+    with SimServer(net_model, max_seconds=1200) as srv:
+        yield srv.url

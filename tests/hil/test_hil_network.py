@@ -1,50 +1,22 @@
-"""The network design through the host link (Verilator model of HilTop(design="network") on
-LDI(8,2)): every counter read over the link equals the simulator's prediction for the
-generators' trace, also with faults injected on the link, and a run that overloads its source
+"""The network design through the host link (the session's Verilator model of
+HilTop(design="network") on LDI(8,2), ``conftest.NET_MODEL``): every counter read over the
+link equals the simulator's prediction for the generators' trace, also with faults injected on the link, and a run that overloads its source
 queues is reported as different."""
-
-import shutil
 
 import pytest
 
 from permnet.gen.hil.netgen import GenParams, rate_of
 from permnet.gen.hil import regmap as R
 
-from .conftest import BUILD
-
-NET_MODEL = {"design": "network", "M": 8, "S": 2, "width": 8, "opt": "-O1"}
-
-
-@pytest.fixture(scope="module")
-def net_exe():
-    if shutil.which("verilator") is None:
-        try:
-            from permnet.hdl.hil.verilator import verilator_path
-            verilator_path()
-        except Exception:
-            pytest.skip("verilator not available")
-    from permnet.hdl.hil.verilator import build
-
-    params = dict(NET_MODEL)
-    return build(BUILD, design=params.pop("design"), **params)
-
-
-@pytest.fixture(scope="module")
-def net_url(net_exe):
-    from permnet.hdl.hil.verilator import SimServer
-
-    with SimServer(net_exe, max_seconds=600) as srv:
-        yield srv.url
-
 
 @pytest.mark.slow
-def test_link_faults_during_a_run_leave_the_counters_exact(net_exe):
+def test_link_faults_during_a_run_leave_the_counters_exact(net_model):
     """A corrupted byte in the parameter writes and a dropped byte in the counter reads: the
     framed link retries both, and the counters still equal the simulator's."""
     from permnet.hdl.hil.verilator import SimServer
     from permnet.hil.netrun import run_network
 
-    with SimServer(net_exe, faults=["corrupt:40", "drop:200"], max_seconds=120) as srv:
+    with SimServer(net_model, faults=["corrupt:40", "drop:200"], max_seconds=120) as srv:
         rep = run_network(srv.url, cycles=500, timeout=0.3, params=GenParams("uniform", rate=rate_of(0.1), size=4,
                                                                              seed=2))
     assert rep.ok, rep.diffs

@@ -54,22 +54,22 @@ def test_a_new_block_reaches_the_exported_map(monkeypatch):
     monkeypatch.setattr(R, "BASES", dict(R.BASES))
     monkeypatch.setattr(R, "DESIGNS", {**R.DESIGNS, "probe": ("sys", "probe")})
 
-    @R.block("probe", 0x7000, "a test block")
+    @R.block("probe", 0xE000, "a test block")
     def _probe(nodes: int = 4):
         return [R.reg("ctrl", 0x000, "RW", "start"), R.reg("count", 0x100, "RO", "per node", count=nodes,
                                                           array=True)]
 
-    assert R.BASES["probe"] == 0x7000
+    assert R.BASES["probe"] == 0xE000
     regs = R.registers("probe", nodes=3, ports=99)                     # ports: not the block's parameter
     assert [(r.block, r.name, r.address) for r in regs if r.block == "probe"] == [
-        ("probe", "ctrl", 0x7000), ("probe", "count", 0x7100)]
+        ("probe", "ctrl", 0xE000), ("probe", "count", 0xE100)]
     csv = R.to_csv(regs)
-    assert "csr_base,probe,0x0001c000,," in csv
+    assert "csr_base,probe,0x00038000,," in csv
     assert [line for line in csv.splitlines() if line.startswith("csr_register,probe_")] == [
-        "csr_register,probe_ctrl,0x0001c000,1,rw", "csr_register,probe_count0,0x0001c400,1,ro",
-        "csr_register,probe_count1,0x0001c404,1,ro", "csr_register,probe_count2,0x0001c408,1,ro"]
+        "csr_register,probe_ctrl,0x00038000,1,rw", "csr_register,probe_count0,0x00038400,1,ro",
+        "csr_register,probe_count1,0x00038404,1,ro", "csr_register,probe_count2,0x00038408,1,ro"]
     R._register.cache_clear()
     try:
-        assert R.addr("probe", "count", 2) == 0x7102
+        assert R.addr("probe", "count", 2) == 0xE102
     finally:
         R._register.cache_clear()
