@@ -127,9 +127,11 @@ class Router(wiring.Component):
 
     def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
                  size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
-                 link_stages: int = 0):
+                 link_stages: int = 0, credit_stages: int = 0):
         require(isinstance(link_stages, int) and 0 <= link_stages <= 16,
                 f"link stages must be 0..16, got {link_stages}")
+        require(isinstance(credit_stages, int) and 0 <= credit_stages <= 16,
+                f"credit stages must be 0..16, got {credit_stages}")
         require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
         require(vcs >= 1, "vcs must be >= 1")
         require(lanes >= 1, "lanes must be >= 1")
@@ -139,6 +141,7 @@ class Router(wiring.Component):
         self.V, self.B, self.L = vcs, buffer, lanes
         self.K = self.S * vcs + lanes
         self.wormhole, self.eject, self.link_stages = wormhole, eject, link_stages
+        self.credit_stages = credit_stages
         self.nb, self.hb, self.zb = bits(self.M - 1), bits(self.H), size_bits
         self.tags, self.data_fields = dict(tags or {}), dict(data_fields or {})
         self.widths = {"src": self.nb, "dst": self.nb, "hop": self.hb, "size": self.zb, "idx": self.zb,
@@ -168,7 +171,9 @@ class Router(wiring.Component):
             for y in range(self.S) for v in range(vcs)}
 
     def _flit(self, name):
-        return {f: Signal(w, name=f"{name}_{f}") for f, w in self.widths.items()}
+        # the flit's fields, then its routing decision at this node, made as it was written
+        return {**{f: Signal(w, name=f"{name}_{f}") for f, w in self.widths.items()},
+                "route_arr": Signal(name=f"{name}_arr"), "route_plane": Signal(bits(self.S - 1), name=f"{name}_pl")}
 
     def _route(self, m):
         """The routing decision of a head: a function of the candidate's fields returning
@@ -304,6 +309,8 @@ class Router(wiring.Component):
                              c["ovc"].eq(q["ovc"])]
                 for f in FIELDS:
                     m.d.comb += c[f].eq(Array(ent[f] for ent in q["ent"])[q["head"]])
+                a = Array(ent["route_arr"] for ent in q["ent"])[q["head"]]
+                p = Array(ent["route_plane"] for ent in q["ent"])[q["head"]]
             else:
                 e = eff[k - S * V]
                 m.d.comb += [c["has"].eq(e["v"]), c["al"].eq(e["al"]), c["out"].eq(e["out"]),
@@ -311,9 +318,9 @@ class Router(wiring.Component):
                              c["size"].eq(e["size"]), c["idx"].eq(e["idx"])]
                 m.d.comb += [c[f].eq(e[f]) for f in self.tags]
                 m.d.comb += [c[f].eq(self.lane[k - S * V].data[f]) for f in self.data_fields]
+                a, p = decide(c, k)
             arrived = Signal(name=f"arr{n}_{k}")
             nexthop = Signal(bits(S - 1), name=f"nh{n}_{k}")
-            a, p = decide(c, k)
             m.d.comb += [arrived.eq(a), nexthop.eq(p)]
             c["eject"] = Signal(name=f"ej{n}_{k}")
             c["new"] = Signal(name=f"new{n}_{k}")
@@ -333,7 +340,7 @@ class Router(wiring.Component):
         ejected = self._eject(m, cand)
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
-        link_valid = []
+        link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
         for y in range(S):
             rr = Signal(bits(K - 1), init=K - 1, name=f"rr{n}_{y}")
             elig = []
@@ -350,14 +357,13 @@ class Router(wiring.Component):
                 m.d.comb += gsel[k].eq(gv & (gk == k))
                 sent_terms[k].append(gsel[k])
             # the flit that crosses plane y, through link_stages registers
+            # (a balanced multiplexer on the grant's index, not a priority chain on the grants)
             port = self.o[y]
             fl = {f: Signal(w, name=f"x{n}_{y}_{f}") for f, w in self.widths.items()}
             xovc = Signal(vb, name=f"xv{n}_{y}")
-            for k in range(K):
-                with m.If(gsel[k]):
-                    m.d.comb += [fl[f].eq(cand[k][f]) for f in FIELDS if f != "hop"]
-                    m.d.comb += [fl["hop"].eq(Mux(cand[k]["idx"] == 0, cand[k]["hop"] + 1, cand[k]["hop"])),
-                                 xovc.eq(cand[k]["wovc"])]
+            m.d.comb += [fl[f].eq(Array(c[f] for c in cand)[gk]) for f in FIELDS if f != "hop"]
+            hop = Array(c["hop"] for c in cand)[gk]
+            m.d.comb += [fl["hop"].eq(Mux(fl["idx"] == 0, hop + 1, hop)), xovc.eq(Array(c["wovc"] for c in cand)[gk])]
             word = Cat(gv, xovc, *(fl[f] for f in FIELDS))
             for st in range(self.link_stages):
                 reg = Signal(len(word), name=f"link{n}_{y}_{st}")
@@ -387,7 +393,14 @@ class Router(wiring.Component):
             if k < S * V:
                 y, v = divmod(k, V)
                 q = fifo[y, v]
-                m.d.comb += [q["pop"].eq(pop), self.i[y].credit[v].eq(q["pop"])]
+                m.d.comb += q["pop"].eq(pop)
+                credit_word = q["pop"]
+                for st in range(self.credit_stages):
+                    reg = Signal(name=f"crd{n}_{y}_{v}_{st}")
+                    m.d.sync += reg.eq(credit_word)
+                    credit_word = reg
+                    link_valid.append(reg)
+                m.d.comb += self.i[y].credit[v].eq(credit_word)
                 with m.If(ejected[k]):
                     m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(S)]
                 with m.Elif(sent):
@@ -403,6 +416,15 @@ class Router(wiring.Component):
                 with m.Elif(sent):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
         # input buffers: pointer and entry updates (pushes come from the upstream arbiters)
+        # the routing decision of an arriving flit, one per input port, kept beside it in its buffer
+        arriving = []
+        for y in range(S):
+            port = self.i[y]
+            c = {"has": port.valid, **{f: port.flit[f] for f in ("src", "dst", "hop")}}
+            a, p = decide(c, f"i{y}")
+            ra, rp = Signal(name=f"ia{n}_{y}"), Signal(bits(S - 1), name=f"ip{n}_{y}")
+            m.d.comb += [ra.eq(a), rp.eq(p)]
+            arriving.append((ra, rp))
         for (y, v), q in fifo.items():
             port = self.i[y]
             m.d.comb += q["push"].eq(port.valid & (port.vc == v))
@@ -411,6 +433,7 @@ class Router(wiring.Component):
             for i, ent in enumerate(q["ent"]):
                 with m.If(q["push"] & (tail_at == i)):
                     m.d.sync += [ent[f].eq(port.flit[f]) for f in FIELDS]
+                    m.d.sync += [ent["route_arr"].eq(arriving[y][0]), ent["route_plane"].eq(arriving[y][1])]
         return m
 
     def _eject(self, m, cand):
