@@ -112,6 +112,11 @@ class NetworkStream(wiring.Component):
     synth_dff = False
     synth_router = "router2"
 
+    @property
+    def synth_nodes(self) -> int:
+        """The nodes of the network (:func:`permnet.hdl.synth.synthesize` reports LUTs per node)."""
+        return self.M
+
     def __init__(self, routes, *, vcs: int, buffer: int, wormhole: bool = False, flit_width: int = 32,
                  max_packet: int | None = None, depth: int | None = None, link_stages: int = 0, plane_set=None,
                  swap: bool = False, credit_stages: int = 0):

@@ -129,6 +129,11 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
     # and has nextpnr route it with router2 (LDI(16,4): 534 s; the default router had not finished in 40 min)
     synth_router = "router2"
 
+    @property
+    def synth_nodes(self) -> int:
+        """The nodes of the network (:func:`permnet.hdl.synth.synthesize` reports LUTs per node)."""
+        return self.M
+
     def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
                  wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0,
                  router: str = "table", link_stages: int = 0, planes_kind: str = "wires",

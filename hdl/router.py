@@ -19,11 +19,14 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
+from permnet.hdl.muxtree import mux_word
 from permnet.hdl.nexthop import LdiNextHop
 
 __all__ = ["Router", "EJECT_MODES", "bits", "flit_layout", "link_signature", "route_port_signature"]
 
 EJECT_MODES = ("vc", "port")
+# the fields of a buffer's head flit that the allocation reads, kept in a register per buffer
+HEAD_FIELDS = ("hop", "size", "idx")
 
 
 def bits(n: int) -> int:
@@ -92,18 +95,31 @@ class Router(wiring.Component):
 
     Timing (each stage's latency)
     -----------------------------
-    * Route computation, VC and switch allocation and link traversal happen in one cycle: a
-      flit at the head of an input buffer (or a lane) in cycle t is routed (the next-hop unit
-      or the route table, combinational), wins its output's round-robin arbiter and is written
-      into the downstream buffer at the end of cycle t; it can leave that node in t + 1.
+    * Route computation: 0 cycles, off the allocation path. A flit is routed (the next-hop
+      unit or the route table, one per input port) as it is written into its input buffer,
+      and the decision is kept beside it; a buffer's head flit's control fields (hop, size,
+      index, decision) sit in a head register, so the allocation never reads through the
+      buffer's read multiplexer. A lane's packet is routed from its descriptor.
+    * VC and switch allocation and switch traversal: one cycle. A flit at the head of an
+      input buffer (or a lane) in cycle t wins its output's round-robin arbiter and is
+      written into the downstream buffer at the end of cycle t; it can leave that node in
+      t + 1.
     * ``link_stages`` L > 0 puts L registers on each output's forward path (valid, VC, flit;
       not on the credits): the flit is written at the end of t + L and can leave in
       t + 1 + L. The simulator's ``Config(link_stages=L)`` is the same model.
+    * ``credit_stages`` C > 0 puts C registers on each input's credit output: a pop in
+      cycle t raises ``credit`` in t + C and the upstream counter has it from t + 1 + C
+      (``Config(credit_stages=C)``). L = C = 1 registers every signal that leaves the
+      router except the injection and ejection handshakes.
     * Injection: a descriptor taken in cycle t is in a lane in t and its head may leave in t.
     * Ejection: a flit ejected in cycle t (``valid``, and ``ready`` with ``eject="port"``) is
       out of the buffer at the end of t.
-    * Credits: a buffer pop in cycle t raises ``credit`` in t; the upstream counter has it
-      back from t + 1 (the simulator's "credit visible the cycle after the pop").
+    * Credits (C = 0): a buffer pop in cycle t raises ``credit`` in t; the upstream counter
+      has it back from t + 1 (the simulator's "credit visible the cycle after the pop").
+
+    ``cells="ecp5"`` builds the datapath multiplexers (buffer reads, the S output
+    multiplexers, the ejection multiplexer) of hand-mapped ECP5 cells
+    (:mod:`permnet.hdl.muxtree`; synthesis only), ``"generic"`` of plain Amaranth.
 
     Back-pressure
     -------------
@@ -118,16 +134,18 @@ class Router(wiring.Component):
     Loadable routing (``routes.loadable``, :mod:`permnet.hdl.routes`): port ``rt``
     (:func:`route_port_signature`, ``rdata`` combinational from ``addr``): a clock edge with
     ``we`` writes the shadow entry ``addr``, one with ``commit`` copies the whole shadow into
-    the active table, which routes from the next cycle on (as the planes' ``cfg`` does).
+    the active table, which routes the flits that arrive from the next cycle on (those
+    already buffered keep the decision made as they arrived; a swap commits with the
+    network drained, :mod:`permnet.hdl.swapctl`).
     ``idle`` (out) is high while the router holds no flit: every input buffer and lane empty,
-    no flit in a link stage; with no injection, an idle router stays idle until a flit comes.
+    no flit in a link stage, no credit in a credit stage; with no injection, an idle router stays idle until a flit comes.
 
     After construction ``buffers[y, v]`` holds the signals of input buffer (y, v) (``ent``: the
     entries as dicts of field signals, ``head``, ``count``), for fault injection in tests."""
 
     def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
                  size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
-                 link_stages: int = 0, credit_stages: int = 0):
+                 link_stages: int = 0, credit_stages: int = 0, cells: str = "generic"):
         require(isinstance(link_stages, int) and 0 <= link_stages <= 16,
                 f"link stages must be 0..16, got {link_stages}")
         require(isinstance(credit_stages, int) and 0 <= credit_stages <= 16,
@@ -142,6 +160,8 @@ class Router(wiring.Component):
         self.K = self.S * vcs + lanes
         self.wormhole, self.eject, self.link_stages = wormhole, eject, link_stages
         self.credit_stages = credit_stages
+        require(cells in ("generic", "ecp5"), f"unknown cells {cells!r} (generic, ecp5)")
+        self.cells = cells
         self.nb, self.hb, self.zb = bits(self.M - 1), bits(self.H), size_bits
         self.tags, self.data_fields = dict(tags or {}), dict(data_fields or {})
         self.widths = {"src": self.nb, "dst": self.nb, "hop": self.hb, "size": self.zb, "idx": self.zb,
@@ -165,14 +185,15 @@ class Router(wiring.Component):
             (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}") for i in range(B)],
                      "head": Signal(bits(B - 1), name=f"fh{n}_{y}_{v}"),
                      "count": Signal(bits(B), name=f"fc{n}_{y}_{v}"),
+                     "hd": {"has": Signal(name=f"fv{n}_{y}_{v}"), **self._flit(f"fhd{n}_{y}_{v}", HEAD_FIELDS)},
                      "al": Signal(name=f"al{n}_{y}_{v}"), "out": Signal(bits(self.S), name=f"ao{n}_{y}_{v}"),
                      "ovc": Signal(bits(vcs - 1), name=f"av{n}_{y}_{v}"),
                      "pop": Signal(name=f"pop{n}_{y}_{v}"), "push": Signal(name=f"push{n}_{y}_{v}")}
             for y in range(self.S) for v in range(vcs)}
 
-    def _flit(self, name):
+    def _flit(self, name, fields=None):
         # the flit's fields, then its routing decision at this node, made as it was written
-        return {**{f: Signal(w, name=f"{name}_{f}") for f, w in self.widths.items()},
+        return {**{f: Signal(w, name=f"{name}_{f}") for f, w in self.widths.items() if f in (fields or self.widths)},
                 "route_arr": Signal(name=f"{name}_arr"), "route_plane": Signal(bits(self.S - 1), name=f"{name}_pl")}
 
     def _route(self, m):
@@ -247,6 +268,13 @@ class Router(wiring.Component):
             return entry[0], entry[1:]
         return decide
 
+    def _pick(self, m, words, sel, name):
+        """``words[sel]`` (``sel`` always below ``len(words)``): a balanced multiplexer, of
+        hand-mapped ECP5 cells with ``cells="ecp5"`` (:func:`permnet.hdl.muxtree.mux_word`)."""
+        if len(words) == 1:
+            return words[0]
+        return mux_word(m, words, sel, self.cells, f"{name}_{self.node}", in_range=True)
+
     @staticmethod
     def _round_robin(m, name, requests, rr):
         """The grant of a round-robin arbiter: the lowest request above ``rr``, else the lowest
@@ -305,12 +333,14 @@ class Router(wiring.Component):
             if k < S * V:
                 y, v = divmod(k, V)
                 q = fifo[y, v]
-                m.d.comb += [c["has"].eq(q["count"] != 0), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
+                hd = q["hd"]
+                # the control fields come from the head register, the others through the read multiplexer
+                m.d.comb += [c["has"].eq(hd["has"]), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
                              c["ovc"].eq(q["ovc"])]
                 for f in FIELDS:
-                    m.d.comb += c[f].eq(Array(ent[f] for ent in q["ent"])[q["head"]])
-                a = Array(ent["route_arr"] for ent in q["ent"])[q["head"]]
-                p = Array(ent["route_plane"] for ent in q["ent"])[q["head"]]
+                    m.d.comb += c[f].eq(hd[f] if f in HEAD_FIELDS else
+                                        self._pick(m, [ent[f] for ent in q["ent"]], q["head"], f"rd{y}_{v}_{f}"))
+                a, p = hd["route_arr"], hd["route_plane"]
             else:
                 e = eff[k - S * V]
                 m.d.comb += [c["has"].eq(e["v"]), c["al"].eq(e["al"]), c["out"].eq(e["out"]),
@@ -361,9 +391,10 @@ class Router(wiring.Component):
             port = self.o[y]
             fl = {f: Signal(w, name=f"x{n}_{y}_{f}") for f, w in self.widths.items()}
             xovc = Signal(vb, name=f"xv{n}_{y}")
-            m.d.comb += [fl[f].eq(Array(c[f] for c in cand)[gk]) for f in FIELDS if f != "hop"]
-            hop = Array(c["hop"] for c in cand)[gk]
-            m.d.comb += [fl["hop"].eq(Mux(fl["idx"] == 0, hop + 1, hop)), xovc.eq(Array(c["wovc"] for c in cand)[gk])]
+            m.d.comb += [fl[f].eq(self._pick(m, [c[f] for c in cand], gk, f"xb{y}_{f}")) for f in FIELDS if f != "hop"]
+            hop = self._pick(m, [c["hop"] for c in cand], gk, f"xb{y}_hop")
+            m.d.comb += [fl["hop"].eq(Mux(fl["idx"] == 0, hop + 1, hop)),
+                         xovc.eq(self._pick(m, [c["wovc"] for c in cand], gk, f"xb{y}_ovc"))]
             word = Cat(gv, xovc, *(fl[f] for f in FIELDS))
             for st in range(self.link_stages):
                 reg = Signal(len(word), name=f"link{n}_{y}_{st}")
@@ -434,6 +465,16 @@ class Router(wiring.Component):
                 with m.If(q["push"] & (tail_at == i)):
                     m.d.sync += [ent[f].eq(port.flit[f]) for f in FIELDS]
                     m.d.sync += [ent["route_arr"].eq(arriving[y][0]), ent["route_plane"].eq(arriving[y][1])]
+            # the head register holds the head entry's control fields of the next cycle: the entry
+            # behind the head after a pop, else the arriving flit if the buffer is left empty
+            hd, keys = q["hd"], (*HEAD_FIELDS, "route_arr", "route_plane")
+            second = {f: Array(ent[f] for ent in q["ent"])[(q["head"] + 1)[: bits(B - 1)]] for f in keys}
+            incoming = {**{f: port.flit[f] for f in HEAD_FIELDS}, "route_arr": arriving[y][0],
+                        "route_plane": arriving[y][1]}
+            with m.If(q["pop"] & (q["count"] >= 2)):
+                m.d.sync += [hd[f].eq(second[f]) for f in keys]
+            with m.Elif(q["pop"] | (q["count"] == 0)):
+                m.d.sync += [hd[f].eq(incoming[f]) for f in keys] + [hd["has"].eq(q["push"])]
         return m
 
     def _eject(self, m, cand):
@@ -454,10 +495,9 @@ class Router(wiring.Component):
         out = self.ej
         tail = Signal(name=f"etail{n}")
         go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
+        m.d.comb += [out.payload[f].eq(self._pick(m, [c[f] for c in cand], gk, f"ej_{f}")) for f in FIELDS]
+        m.d.comb += tail.eq(self._pick(m, [c["tail"] for c in cand], gk, "ej_tail"))
         for k, c in enumerate(cand):
-            with m.If(gk == k):
-                m.d.comb += [out.payload[f].eq(c[f]) for f in FIELDS]
-                m.d.comb += tail.eq(c["tail"])
             m.d.comb += go[k].eq(gv & (gk == k) & out.ready)
         m.d.comb += out.valid.eq(gv)
         with m.If(gv & out.ready):

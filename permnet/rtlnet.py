@@ -211,7 +211,8 @@ def swap_words(M: int, S: int, source, planes: str = "crossbar", topology: str =
 
 def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None = None, buffer: int = 4,
            switching: str = "vct", flit_width: int = STREAM_FLIT_WIDTH, router: str = "auto", lanes: int = 1,
-           eject: str = "port", max_size: int | None = None, link_stages: int = 0, credit_stages: int = 0):
+           eject: str = "port", max_size: int | None = None, link_stages: int = 0, credit_stages: int = 0,
+           cells: str = "generic"):
     """One :class:`permnet.hdl.router.Router` on its own (:class:`permnet.hdl.emit.Generated`
     named ``router``): node ``node`` of the network ``topology`` (M, S) configured as
     :func:`stream_network` configures its routers (``lanes`` injection lanes, ``eject="port"``
@@ -219,7 +220,9 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
     ``max_size`` flits, default ``buffer``), with its ports as top-level ports: links
     ``i__{y}__*`` and ``o__{y}__*``, ``inj__*``, ``lane__{j}__*``, ``ej__*``. ``vcs`` (default
     the longest route) must be at least the longest route (hop-indexed VCs); ``link_stages`` and ``credit_stages`` are the
-    router's pipeline (:class:`permnet.hdl.router.Router`, Timing).
+    router's pipeline (:class:`permnet.hdl.router.Router`, Timing); ``cells="ecp5"`` builds its
+    datapath multiplexers of hand-mapped ECP5 cells (synthesis only; ``permnet synth router``
+    on ECP5 does).
 
     ``permnet synth router`` registers every port at the boundary
     (:class:`permnet.hdl.synth.RegisteredIO`), so the reported Fmax is the router's own
@@ -239,8 +242,9 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
     require(0 <= node < M, f"--node must be a node of the network (0..{M - 1}), got {node}")
     comp = Router(routes, node, vcs=vcs, buffer=buffer, lanes=lanes, wormhole=switching == "wormhole",
                   size_bits=bits(max(size, buffer)), data_fields={"payload": flit_width}, eject=eject,
-                  link_stages=link_stages, credit_stages=credit_stages)
+                  link_stages=link_stages, credit_stages=credit_stages, cells=cells)
     params = {"topology": net.name, "node": node, "vcs": vcs, "buffer": buffer, "switching": switching,
               "routing": routes.router, "flit_width": flit_width, "lanes": lanes, "eject": eject,
-              "max_packet": size, "link_stages": link_stages, "credit_stages": credit_stages}
+              "max_packet": size, "link_stages": link_stages, "credit_stages": credit_stages,
+              "cells": cells}
     return emit.Generated("router", "router", comp, params)

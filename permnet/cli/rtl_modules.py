@@ -208,10 +208,10 @@ def router_options(f):
     return ldi_options(f)
 
 
-def gen_router(**options):
+def gen_router(target="generic", **options):
     from permnet.rtlnet import router
 
-    return router(**options)
+    return router(**options, cells=target)
 
 
 def gen_network(**options):
@@ -244,7 +244,8 @@ RTL_MODULES = (
     RtlModule("hil", "Hardware-in-the-loop top level: UARTBone bridge, registers, datapaths, PRBS.",
               hil_rtl_options, gen_hil),
     RtlModule("router", "One router (VC buffers, credits, round-robin allocation) of node --node, its ports "
-              "as top-level ports (links i__y__*/o__y__*, inj__*, lane__j__*, ej__*).", router_options, gen_router),
+              "as top-level ports (links i__y__*/o__y__*, inj__*, lane__j__*, ej__*).", router_options, gen_router,
+              targeted=True),
     RtlModule("network", "Whole network: M routers (VC FIFOs, credits, round-robin) through S planes, "
               "trace generators, ejection checkers (ports clk rst cycle delivered done error); "
               "--endpoints stream: AXI-Stream ports per node instead.", network_options, gen_network),
