@@ -366,6 +366,14 @@ class Router(wiring.Component):
                 c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
                 c["wovc"].eq(Mux(c["al"], c["ovc"], Mux(c["hop"] >= V - 1, V - 1, c["hop"]))),
             ]
+            # may it send, were its output free: the state of the one output VC it asks for
+            # (one multiplexer per candidate, not one per candidate and output)
+            pb = bits(S - 1)
+            own = Array(Array(owner[y, v] for v in range(V)) for y in range(S))[c["wout"][:pb]][c["wovc"]]
+            cr = Array(Array(credit[y, v] for v in range(V)) for y in range(S))[c["wout"][:pb]][c["wovc"]]
+            need = 1 if self.wormhole else c["size"]
+            c["go"] = Signal(name=f"go{n}_{k}")
+            m.d.comb += c["go"].eq(c["req"] & Mux(c["new"], ~own & (cr >= need), cr >= 1))
             cand.append(c)
         ejected = self._eject(m, cand)
         # output arbitration, one round-robin arbiter per plane
@@ -375,11 +383,8 @@ class Router(wiring.Component):
             rr = Signal(bits(K - 1), init=K - 1, name=f"rr{n}_{y}")
             elig = []
             for k, c in enumerate(cand):
-                own = Array(owner[y, v] for v in range(V))[c["wovc"]]
-                cr = Array(credit[y, v] for v in range(V))[c["wovc"]]
-                need = 1 if self.wormhole else c["size"]
                 ok = Signal(name=f"el{n}_{y}_{k}")
-                m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & Mux(c["new"], ~own & (cr >= need), cr >= 1))
+                m.d.comb += ok.eq(c["go"] & (c["wout"] == y))
                 elig.append(ok)
             gv, gk = self._round_robin(m, f"a{n}_{y}", elig, rr)
             gsel = [Signal(name=f"g{n}_{y}_{k}") for k in range(K)]

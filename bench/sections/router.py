@@ -49,7 +49,7 @@ def _router_row(name, extra, note):
     from permnet.hdl.synth import synthesize
     from permnet.rtlnet import router
 
-    kw = {**ROUTER, **extra}
+    kw = {**ROUTER, "cells": "ecp5", **extra}     # as `permnet synth router` on ECP5
     rep = synthesize(router(**kw).component, "ecp5")
     return [f"{name} ({note})", rep["luts"], "-", rep["ffs"], rep["fmax_mhz"], ROUTER_TARGET]
 
