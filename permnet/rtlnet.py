@@ -90,7 +90,7 @@ def router_for(table, router: str = "auto") -> str:
 def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
             trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
             flit_width: int | None = None, router: str = "auto", endpoints: str = "selftest", link_stages: int = 0,
-            planes: str = "wires", credit_stages: int = 0):
+            planes: str = "wires", credit_stages: int = 0, target: str = "generic"):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
     ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
     ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection;
@@ -100,7 +100,23 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
     the simulator's reference run likewise.
     ``planes``: ``wires`` (fixed), ``crossbar`` or ``benes`` (a run-time
     :class:`permnet.hdl.planes.PlaneSet` reset to the topology's planes, its ``cfg`` port on
-    the top; with streams also the drained swap, :func:`stream_network`)."""
+    the top; with streams also the drained swap, :func:`stream_network`). ``target="ecp5"``:
+    the routers' data path and the run-time planes of hand-mapped ECP5 cells (synthesis only;
+    ``permnet synth network`` on ECP5)."""
+    gen = _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, flit_width, router,
+                   endpoints, link_stages, planes, credit_stages)
+    from permnet.hdl.emit import cells_for
+
+    ip = gen.component.ip
+    for r in ip.routers:
+        r.cells = cells_for(target) or "generic"
+    if hasattr(ip.planes, "cells"):
+        ip.planes.cells = cells_for(target)
+    return gen
+
+
+def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, flit_width, router,
+             endpoints, link_stages, planes, credit_stages):
     from permnet.hdl import emit
     from permnet.hdl.netip import PLANE_KINDS
     from permnet.hdl.network import NetworkRTL

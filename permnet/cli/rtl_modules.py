@@ -214,10 +214,10 @@ def gen_router(target="generic", **options):
     return router(**options, cells=target)
 
 
-def gen_network(**options):
+def gen_network(target="generic", **options):
     from permnet.rtlnet import network
 
-    return network(**options)
+    return network(**options, target=target)
 
 
 @dataclass(frozen=True)
@@ -248,5 +248,5 @@ RTL_MODULES = (
               targeted=True),
     RtlModule("network", "Whole network: M routers (VC FIFOs, credits, round-robin) through S planes, "
               "trace generators, ejection checkers (ports clk rst cycle delivered done error); "
-              "--endpoints stream: AXI-Stream ports per node instead.", network_options, gen_network),
+              "--endpoints stream: AXI-Stream ports per node instead.", network_options, gen_network, targeted=True),
 )

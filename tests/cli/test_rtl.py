@@ -79,13 +79,14 @@ def test_rtl_network_flit_width(tmp_path):
 
 
 def test_rtl_network_router(tmp_path):
-    """LDI(9,3) routes with one next-hop unit per router input by default, with tables on request."""
+    """LDI(9,3) routes with next-hop units by default (one per input port, where arriving
+    flits are routed, and one per injection lane), with tables on request."""
     run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "-o", tmp_path / "u.v")
     run("rtl", "network", "-M", 9, "-S", 3, "--packets", 6, "--span", 4, "--router", "table", "-o", tmp_path / "t.v")
     unit, table = (tmp_path / "u.v").read_text(), (tmp_path / "t.v").read_text()
     assert "//   router = nexthop" in unit and "//   router = table" in table
-    units = r"module \\ldi_network\.ip\.router\d+\.nh\d+(?=\s)"          # one per router candidate
-    assert len(re.findall(units, unit)) == 9 * (3 * 2 + 3) and not re.search(units, table)
+    units = r"module \\ldi_network\.ip\.router\d+\.nhi?\d+(?=\s)"      # per input port (nhiY), per lane
+    assert len(re.findall(units, unit)) == 9 * (3 + 3) and not re.search(units, table)
 
 
 def test_synth_report_json():
