@@ -27,7 +27,7 @@ ROUTERS = [
      "registered link and credit outputs"),
 ]
 
-# (name, stream_network keyword arguments, target)
+# (name, permnet.rtlnet.network keyword arguments, target)
 NETWORKS = [
     ("LDI(16,4) W=32, run-time crossbar planes, stream endpoints",
      dict(M=16, S=4, flit_width=32, planes="crossbar"), ">= 100 MHz, fits with room to spare"),
@@ -56,9 +56,10 @@ def _router_row(name, extra, note):
 
 def _network_row(name, kw, target):
     from permnet.hdl.synth import synthesize
-    from permnet.rtlnet import stream_network
+    from permnet.rtlnet import network
 
-    rep = synthesize(stream_network(**kw).component, "ecp5")
+    # as `permnet synth network ... --endpoints stream` (ECP5 cells in the routers and planes)
+    rep = synthesize(network(**kw, endpoints="stream", target="ecp5").component, "ecp5")
     return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], rep["fmax_mhz"], target]
 
 
