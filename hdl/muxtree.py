@@ -75,18 +75,23 @@ def _group(m, ins, sel, name):
     return _l6mux(m, l2[0], l2[1], sel[2], f"{name}_x")
 
 
-def mux_ecp5(m, inputs, sel, name="mux"):
-    """1-bit N:1 multiplexer ``inputs[sel]`` (missing inputs read 0)."""
+def mux_ecp5(m, inputs, sel, name="mux", in_range=False):
+    """1-bit N:1 multiplexer ``inputs[sel]`` (missing inputs read 0). With ``in_range``
+    the caller promises ``sel < N``: the missing inputs repeat the last one and a group
+    of copies of one input is that input, so N = 9 costs an 8:1 group and a 2:1 LUT4
+    (5 LUT4) instead of two 8:1 groups and a 2:1 (9)."""
     n = len(inputs)
     require(n >= 2, "a multiplexer needs at least 2 inputs")
     b = bits(n - 1)
-    level = list(inputs) + [Const(0, 1)] * ((1 << b) - n)
+    level = list(inputs) + [inputs[-1] if in_range else Const(0, 1)] * ((1 << b) - n)
     used = 0
     depth = 0
     while len(level) > 1:
         g = min(8, len(level))
         s = [sel[used + t] for t in range(g.bit_length() - 1)]
-        level = [_group(m, level[i:i + g], s, f"{name}_{depth}_{i // g}") for i in range(0, len(level), g)]
+        level = [ins[0] if in_range and all(x is ins[0] for x in ins) else
+                 _group(m, ins, s, f"{name}_{depth}_{i // g}")
+                 for i, ins in ((i, level[i:i + g]) for i in range(0, len(level), g))]
         used += g.bit_length() - 1
         depth += 1
     return level[0]
@@ -97,12 +102,12 @@ def mux_generic(m, inputs, sel, name="mux"):
     return Array(inputs)[sel]
 
 
-def mux_word(m, inputs, sel, cells=None, name="mux"):
+def mux_word(m, inputs, sel, cells=None, name="mux", in_range=False):
     """``inputs[sel]`` for equal-width words: per bit :func:`mux_ecp5` when
-    ``cells == "ecp5"`` (synthesis only), else :func:`mux_generic`."""
+    ``cells == "ecp5"`` (synthesis only; ``in_range`` as there), else :func:`mux_generic`."""
     if cells == "ecp5":
         width = len(inputs[0])
-        return Cat(*(mux_ecp5(m, [v[k] for v in inputs], sel, f"{name}_{k}") for k in range(width)))
+        return Cat(*(mux_ecp5(m, [v[k] for v in inputs], sel, f"{name}_{k}", in_range) for k in range(width)))
     return mux_generic(m, inputs, sel, name)
 
 

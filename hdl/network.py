@@ -115,7 +115,8 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
     ``flit_width`` payload bits per flit (0: header-only flits); ``router``: ``"nexthop"`` (the
     divider-free unit, for Melhem's routing of LDI(M, S) only: checked against every route) or
     ``"table"`` (see :mod:`permnet.hdl.routes`, whose :class:`NetworkRoutes` this class is);
-    ``link_stages`` registers on every link (:class:`permnet.hdl.router.Router`);
+    ``link_stages`` registers on every link and ``credit_stages`` on every credit's way back
+    (:class:`permnet.hdl.router.Router`);
     ``planes_kind``: ``wires``, ``crossbar`` or ``benes`` (module doc).
 
     ``ip`` is the :class:`permnet.hdl.netip.NetworkIP` and ``buffers[n, y, v]``
@@ -128,9 +129,15 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
     # and has nextpnr route it with router2 (LDI(16,4): 534 s; the default router had not finished in 40 min)
     synth_router = "router2"
 
+    @property
+    def synth_nodes(self) -> int:
+        """The nodes of the network (:func:`permnet.hdl.synth.synthesize` reports LUTs per node)."""
+        return self.M
+
     def __init__(self, planes, length, hops, rows, *, vcs: int, buffer: int = 8, lanes: int | None = None,
                  wormhole: bool = False, cycle_bits: int = 16, expected=None, flit_width: int = 0,
-                 router: str = "table", link_stages: int = 0, planes_kind: str = "wires"):
+                 router: str = "table", link_stages: int = 0, planes_kind: str = "wires",
+                 credit_stages: int = 0):
         self._init_routes(planes, length, hops, router)
         S, M = self.S, self.M
         require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
@@ -153,7 +160,8 @@ class NetworkRTL(NetworkRoutes, wiring.Component):
         self.ip = NetworkIP(
             self, vcs=self.V, buffer=self.B, lanes=self.L, wormhole=self.wormhole, size_bits=self.zb,
             tags={"serial": self.sb}, data_fields={"payload": self.W} if self.W else None, eject="vc",
-            link_stages=self.link_stages, plane_set=plane_set_factory(planes_kind, self.planes))
+            link_stages=self.link_stages, plane_set=plane_set_factory(planes_kind, self.planes),
+            credit_stages=credit_stages)
         wiring.Component.__init__(self, {"cycle": Out(cycle_bits), "delivered": Out(_bits(self.npk)),
                                          "done": Out(1), "error": Out(1)} | self.ip.control_ports)
         K = self.K

@@ -19,11 +19,14 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
+from permnet.hdl.muxtree import mux_word
 from permnet.hdl.nexthop import LdiNextHop
 
 __all__ = ["Router", "EJECT_MODES", "bits", "flit_layout", "link_signature", "route_port_signature"]
 
 EJECT_MODES = ("vc", "port")
+# the fields of a buffer's head flit that the allocation reads, kept in a register per buffer
+HEAD_FIELDS = ("hop", "size", "idx")
 
 
 def bits(n: int) -> int:
@@ -92,18 +95,31 @@ class Router(wiring.Component):
 
     Timing (each stage's latency)
     -----------------------------
-    * Route computation, VC and switch allocation and link traversal happen in one cycle: a
-      flit at the head of an input buffer (or a lane) in cycle t is routed (the next-hop unit
-      or the route table, combinational), wins its output's round-robin arbiter and is written
-      into the downstream buffer at the end of cycle t; it can leave that node in t + 1.
+    * Route computation: 0 cycles, off the allocation path. A flit is routed (the next-hop
+      unit or the route table, one per input port) as it is written into its input buffer,
+      and the decision is kept beside it; a buffer's head flit's control fields (hop, size,
+      index, decision) sit in a head register, so the allocation never reads through the
+      buffer's read multiplexer. A lane's packet is routed from its descriptor.
+    * VC and switch allocation and switch traversal: one cycle. A flit at the head of an
+      input buffer (or a lane) in cycle t wins its output's round-robin arbiter and is
+      written into the downstream buffer at the end of cycle t; it can leave that node in
+      t + 1.
     * ``link_stages`` L > 0 puts L registers on each output's forward path (valid, VC, flit;
       not on the credits): the flit is written at the end of t + L and can leave in
       t + 1 + L. The simulator's ``Config(link_stages=L)`` is the same model.
+    * ``credit_stages`` C > 0 puts C registers on each input's credit output: a pop in
+      cycle t raises ``credit`` in t + C and the upstream counter has it from t + 1 + C
+      (``Config(credit_stages=C)``). L = C = 1 registers every signal that leaves the
+      router except the injection and ejection handshakes.
     * Injection: a descriptor taken in cycle t is in a lane in t and its head may leave in t.
     * Ejection: a flit ejected in cycle t (``valid``, and ``ready`` with ``eject="port"``) is
       out of the buffer at the end of t.
-    * Credits: a buffer pop in cycle t raises ``credit`` in t; the upstream counter has it
-      back from t + 1 (the simulator's "credit visible the cycle after the pop").
+    * Credits (C = 0): a buffer pop in cycle t raises ``credit`` in t; the upstream counter
+      has it back from t + 1 (the simulator's "credit visible the cycle after the pop").
+
+    ``cells="ecp5"`` builds the datapath multiplexers (buffer reads, the S output
+    multiplexers, the ejection multiplexer) of hand-mapped ECP5 cells
+    (:mod:`permnet.hdl.muxtree`; synthesis only), ``"generic"`` of plain Amaranth.
 
     Back-pressure
     -------------
@@ -118,18 +134,22 @@ class Router(wiring.Component):
     Loadable routing (``routes.loadable``, :mod:`permnet.hdl.routes`): port ``rt``
     (:func:`route_port_signature`, ``rdata`` combinational from ``addr``): a clock edge with
     ``we`` writes the shadow entry ``addr``, one with ``commit`` copies the whole shadow into
-    the active table, which routes from the next cycle on (as the planes' ``cfg`` does).
+    the active table, which routes the flits that arrive from the next cycle on (those
+    already buffered keep the decision made as they arrived; a swap commits with the
+    network drained, :mod:`permnet.hdl.swapctl`).
     ``idle`` (out) is high while the router holds no flit: every input buffer and lane empty,
-    no flit in a link stage; with no injection, an idle router stays idle until a flit comes.
+    no flit in a link stage, no credit in a credit stage; with no injection, an idle router stays idle until a flit comes.
 
     After construction ``buffers[y, v]`` holds the signals of input buffer (y, v) (``ent``: the
     entries as dicts of field signals, ``head``, ``count``), for fault injection in tests."""
 
     def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
                  size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
-                 link_stages: int = 0):
+                 link_stages: int = 0, credit_stages: int = 0, cells: str = "generic"):
         require(isinstance(link_stages, int) and 0 <= link_stages <= 16,
                 f"link stages must be 0..16, got {link_stages}")
+        require(isinstance(credit_stages, int) and 0 <= credit_stages <= 16,
+                f"credit stages must be 0..16, got {credit_stages}")
         require(buffer >= 2 and buffer & (buffer - 1) == 0, f"RTL buffers must be a power of two >= 2, got {buffer}")
         require(vcs >= 1, "vcs must be >= 1")
         require(lanes >= 1, "lanes must be >= 1")
@@ -139,6 +159,9 @@ class Router(wiring.Component):
         self.V, self.B, self.L = vcs, buffer, lanes
         self.K = self.S * vcs + lanes
         self.wormhole, self.eject, self.link_stages = wormhole, eject, link_stages
+        self.credit_stages = credit_stages
+        require(cells in ("generic", "ecp5"), f"unknown cells {cells!r} (generic, ecp5)")
+        self.cells = cells
         self.nb, self.hb, self.zb = bits(self.M - 1), bits(self.H), size_bits
         self.tags, self.data_fields = dict(tags or {}), dict(data_fields or {})
         self.widths = {"src": self.nb, "dst": self.nb, "hop": self.hb, "size": self.zb, "idx": self.zb,
@@ -162,13 +185,16 @@ class Router(wiring.Component):
             (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}") for i in range(B)],
                      "head": Signal(bits(B - 1), name=f"fh{n}_{y}_{v}"),
                      "count": Signal(bits(B), name=f"fc{n}_{y}_{v}"),
+                     "hd": {"has": Signal(name=f"fv{n}_{y}_{v}"), **self._flit(f"fhd{n}_{y}_{v}", HEAD_FIELDS)},
                      "al": Signal(name=f"al{n}_{y}_{v}"), "out": Signal(bits(self.S), name=f"ao{n}_{y}_{v}"),
                      "ovc": Signal(bits(vcs - 1), name=f"av{n}_{y}_{v}"),
                      "pop": Signal(name=f"pop{n}_{y}_{v}"), "push": Signal(name=f"push{n}_{y}_{v}")}
             for y in range(self.S) for v in range(vcs)}
 
-    def _flit(self, name):
-        return {f: Signal(w, name=f"{name}_{f}") for f, w in self.widths.items()}
+    def _flit(self, name, fields=None):
+        # the flit's fields, then its routing decision at this node, made as it was written
+        return {**{f: Signal(w, name=f"{name}_{f}") for f, w in self.widths.items() if f in (fields or self.widths)},
+                "route_arr": Signal(name=f"{name}_arr"), "route_plane": Signal(bits(self.S - 1), name=f"{name}_pl")}
 
     def _route(self, m):
         """The routing decision of a head: a function of the candidate's fields returning
@@ -242,6 +268,13 @@ class Router(wiring.Component):
             return entry[0], entry[1:]
         return decide
 
+    def _pick(self, m, words, sel, name):
+        """``words[sel]`` (``sel`` always below ``len(words)``): a balanced multiplexer, of
+        hand-mapped ECP5 cells with ``cells="ecp5"`` (:func:`permnet.hdl.muxtree.mux_word`)."""
+        if len(words) == 1:
+            return words[0]
+        return mux_word(m, words, sel, self.cells, f"{name}_{self.node}", in_range=True)
+
     @staticmethod
     def _round_robin(m, name, requests, rr):
         """The grant of a round-robin arbiter: the lowest request above ``rr``, else the lowest
@@ -300,10 +333,14 @@ class Router(wiring.Component):
             if k < S * V:
                 y, v = divmod(k, V)
                 q = fifo[y, v]
-                m.d.comb += [c["has"].eq(q["count"] != 0), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
+                hd = q["hd"]
+                # the control fields come from the head register, the others through the read multiplexer
+                m.d.comb += [c["has"].eq(hd["has"]), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
                              c["ovc"].eq(q["ovc"])]
                 for f in FIELDS:
-                    m.d.comb += c[f].eq(Array(ent[f] for ent in q["ent"])[q["head"]])
+                    m.d.comb += c[f].eq(hd[f] if f in HEAD_FIELDS else
+                                        self._pick(m, [ent[f] for ent in q["ent"]], q["head"], f"rd{y}_{v}_{f}"))
+                a, p = hd["route_arr"], hd["route_plane"]
             else:
                 e = eff[k - S * V]
                 m.d.comb += [c["has"].eq(e["v"]), c["al"].eq(e["al"]), c["out"].eq(e["out"]),
@@ -311,9 +348,9 @@ class Router(wiring.Component):
                              c["size"].eq(e["size"]), c["idx"].eq(e["idx"])]
                 m.d.comb += [c[f].eq(e[f]) for f in self.tags]
                 m.d.comb += [c[f].eq(self.lane[k - S * V].data[f]) for f in self.data_fields]
+                a, p = decide(c, k)
             arrived = Signal(name=f"arr{n}_{k}")
             nexthop = Signal(bits(S - 1), name=f"nh{n}_{k}")
-            a, p = decide(c, k)
             m.d.comb += [arrived.eq(a), nexthop.eq(p)]
             c["eject"] = Signal(name=f"ej{n}_{k}")
             c["new"] = Signal(name=f"new{n}_{k}")
@@ -329,20 +366,25 @@ class Router(wiring.Component):
                 c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
                 c["wovc"].eq(Mux(c["al"], c["ovc"], Mux(c["hop"] >= V - 1, V - 1, c["hop"]))),
             ]
+            # may it send, were its output free: the state of the one output VC it asks for
+            # (one multiplexer per candidate, not one per candidate and output)
+            pb = bits(S - 1)
+            own = Array(Array(owner[y, v] for v in range(V)) for y in range(S))[c["wout"][:pb]][c["wovc"]]
+            cr = Array(Array(credit[y, v] for v in range(V)) for y in range(S))[c["wout"][:pb]][c["wovc"]]
+            need = 1 if self.wormhole else c["size"]
+            c["go"] = Signal(name=f"go{n}_{k}")
+            m.d.comb += c["go"].eq(c["req"] & Mux(c["new"], ~own & (cr >= need), cr >= 1))
             cand.append(c)
         ejected = self._eject(m, cand)
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
-        link_valid = []
+        link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
         for y in range(S):
             rr = Signal(bits(K - 1), init=K - 1, name=f"rr{n}_{y}")
             elig = []
             for k, c in enumerate(cand):
-                own = Array(owner[y, v] for v in range(V))[c["wovc"]]
-                cr = Array(credit[y, v] for v in range(V))[c["wovc"]]
-                need = 1 if self.wormhole else c["size"]
                 ok = Signal(name=f"el{n}_{y}_{k}")
-                m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & Mux(c["new"], ~own & (cr >= need), cr >= 1))
+                m.d.comb += ok.eq(c["go"] & (c["wout"] == y))
                 elig.append(ok)
             gv, gk = self._round_robin(m, f"a{n}_{y}", elig, rr)
             gsel = [Signal(name=f"g{n}_{y}_{k}") for k in range(K)]
@@ -350,14 +392,14 @@ class Router(wiring.Component):
                 m.d.comb += gsel[k].eq(gv & (gk == k))
                 sent_terms[k].append(gsel[k])
             # the flit that crosses plane y, through link_stages registers
+            # (a balanced multiplexer on the grant's index, not a priority chain on the grants)
             port = self.o[y]
             fl = {f: Signal(w, name=f"x{n}_{y}_{f}") for f, w in self.widths.items()}
             xovc = Signal(vb, name=f"xv{n}_{y}")
-            for k in range(K):
-                with m.If(gsel[k]):
-                    m.d.comb += [fl[f].eq(cand[k][f]) for f in FIELDS if f != "hop"]
-                    m.d.comb += [fl["hop"].eq(Mux(cand[k]["idx"] == 0, cand[k]["hop"] + 1, cand[k]["hop"])),
-                                 xovc.eq(cand[k]["wovc"])]
+            m.d.comb += [fl[f].eq(self._pick(m, [c[f] for c in cand], gk, f"xb{y}_{f}")) for f in FIELDS if f != "hop"]
+            hop = self._pick(m, [c["hop"] for c in cand], gk, f"xb{y}_hop")
+            m.d.comb += [fl["hop"].eq(Mux(fl["idx"] == 0, hop + 1, hop)),
+                         xovc.eq(self._pick(m, [c["wovc"] for c in cand], gk, f"xb{y}_ovc"))]
             word = Cat(gv, xovc, *(fl[f] for f in FIELDS))
             for st in range(self.link_stages):
                 reg = Signal(len(word), name=f"link{n}_{y}_{st}")
@@ -387,7 +429,14 @@ class Router(wiring.Component):
             if k < S * V:
                 y, v = divmod(k, V)
                 q = fifo[y, v]
-                m.d.comb += [q["pop"].eq(pop), self.i[y].credit[v].eq(q["pop"])]
+                m.d.comb += q["pop"].eq(pop)
+                credit_word = q["pop"]
+                for st in range(self.credit_stages):
+                    reg = Signal(name=f"crd{n}_{y}_{v}_{st}")
+                    m.d.sync += reg.eq(credit_word)
+                    credit_word = reg
+                    link_valid.append(reg)
+                m.d.comb += self.i[y].credit[v].eq(credit_word)
                 with m.If(ejected[k]):
                     m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(S)]
                 with m.Elif(sent):
@@ -403,6 +452,15 @@ class Router(wiring.Component):
                 with m.Elif(sent):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
         # input buffers: pointer and entry updates (pushes come from the upstream arbiters)
+        # the routing decision of an arriving flit, one per input port, kept beside it in its buffer
+        arriving = []
+        for y in range(S):
+            port = self.i[y]
+            c = {"has": port.valid, **{f: port.flit[f] for f in ("src", "dst", "hop")}}
+            a, p = decide(c, f"i{y}")
+            ra, rp = Signal(name=f"ia{n}_{y}"), Signal(bits(S - 1), name=f"ip{n}_{y}")
+            m.d.comb += [ra.eq(a), rp.eq(p)]
+            arriving.append((ra, rp))
         for (y, v), q in fifo.items():
             port = self.i[y]
             m.d.comb += q["push"].eq(port.valid & (port.vc == v))
@@ -411,6 +469,17 @@ class Router(wiring.Component):
             for i, ent in enumerate(q["ent"]):
                 with m.If(q["push"] & (tail_at == i)):
                     m.d.sync += [ent[f].eq(port.flit[f]) for f in FIELDS]
+                    m.d.sync += [ent["route_arr"].eq(arriving[y][0]), ent["route_plane"].eq(arriving[y][1])]
+            # the head register holds the head entry's control fields of the next cycle: the entry
+            # behind the head after a pop, else the arriving flit if the buffer is left empty
+            hd, keys = q["hd"], (*HEAD_FIELDS, "route_arr", "route_plane")
+            second = {f: Array(ent[f] for ent in q["ent"])[(q["head"] + 1)[: bits(B - 1)]] for f in keys}
+            incoming = {**{f: port.flit[f] for f in HEAD_FIELDS}, "route_arr": arriving[y][0],
+                        "route_plane": arriving[y][1]}
+            with m.If(q["pop"] & (q["count"] >= 2)):
+                m.d.sync += [hd[f].eq(second[f]) for f in keys]
+            with m.Elif(q["pop"] | (q["count"] == 0)):
+                m.d.sync += [hd[f].eq(incoming[f]) for f in keys] + [hd["has"].eq(q["push"])]
         return m
 
     def _eject(self, m, cand):
@@ -431,10 +500,9 @@ class Router(wiring.Component):
         out = self.ej
         tail = Signal(name=f"etail{n}")
         go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
+        m.d.comb += [out.payload[f].eq(self._pick(m, [c[f] for c in cand], gk, f"ej_{f}")) for f in FIELDS]
+        m.d.comb += tail.eq(self._pick(m, [c["tail"] for c in cand], gk, "ej_tail"))
         for k, c in enumerate(cand):
-            with m.If(gk == k):
-                m.d.comb += [out.payload[f].eq(c[f]) for f in FIELDS]
-                m.d.comb += tail.eq(c["tail"])
             m.d.comb += go[k].eq(gv & (gk == k) & out.ready)
         m.d.comb += out.valid.eq(gv)
         with m.If(gv & out.ready):

@@ -13,6 +13,8 @@ cell -- or ``ICESTORM_LC`` on iCE40), less the wrapper's chain; ``lut4`` and
 (the wrapper's chain flip-flops are subtracted),
 ``fmax_mhz`` is nextpnr's achieved frequency for ``clk`` (placed and routed
 with ``--timing-allow-fail`` so a failing design still reports it);
+``luts_per_node`` is ``luts`` divided by the component's ``synth_nodes`` (the
+nodes of a whole network), reported only for components that have one;
 ``synth`` the yosys script used, ``yosys_s`` / ``nextpnr_s`` the wall
 seconds of the two tools.
 
@@ -144,7 +146,10 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     comb = util.get(t["comb"], {}).get("used")
     # The output chain costs one 2:1 multiplexer (one LUT) per bit.
     out_bits = sum(len(o) for o in top.outputs)
-    return {"target": target, "luts": comb - out_bits if comb is not None else None,
+    luts = comb - out_bits if comb is not None else None
+    nodes = getattr(dut, "synth_nodes", None)
+    per_node = {"luts_per_node": round(luts / nodes, 1)} if nodes and luts is not None else {}
+    return {"target": target, "luts": luts, **per_node,
             "lut4": count(t["lut"]), "carry": count(t["carry"]),
             "ffs": count(t["ff"]) - top.chain_bits, "fmax_mhz": round(fmax, 2) if fmax else None,
             "synth": script, "router": router or "default", "yosys_s": round(t1 - t0, 1), "nextpnr_s": round(t2 - t1, 1)}

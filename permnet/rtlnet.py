@@ -69,7 +69,7 @@ def _module_name(topology: str, planes_file) -> str:
 
 def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
          trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4,
-         seed: int = 0, link_stages: int = 0, planes_file=None) -> NetworkPlan:
+         seed: int = 0, link_stages: int = 0, planes_file=None, credit_stages: int = 0) -> NetworkPlan:
     """The trace (the file ``trace``, or ``packets`` seeded uniform packets over ``span`` cycles)
     and its reference run on the cycle-level simulator, on :func:`wired_network`."""
     from permnet.fileio import read_text
@@ -94,7 +94,8 @@ def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: 
         text = "".join(f"{c} {s} {d} {z}\n" for c, s, d, z in rows)
         tr = netsim.parse_trace(text, M, None if switching == "wormhole" else buffer)
     ref = netsim.simulate(net, tr, 1.0, netsim.Config(vcs=vcs, buffer=buffer, switching=switching,
-                                                       link_stages=link_stages, log=len(rows) + 1))
+                                                       link_stages=link_stages, credit_stages=credit_stages,
+                                                       log=len(rows) + 1))
     require(not ref.deadlock, f"{net.name} with {vcs} VC(s) deadlocks on this trace")
     done = [0] * len(rows)
     for a in ref.log:
@@ -115,18 +116,35 @@ def router_for(table, router: str = "auto") -> str:
 def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
             trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
             flit_width: int | None = None, router: str = "auto", endpoints: str = "selftest", link_stages: int = 0,
-            planes: str = "wires", planes_file=None):
+            planes: str = "wires", planes_file=None, credit_stages: int = 0, target: str = "generic"):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
     ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
     ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection;
     ``router`` as in :func:`router_for`. ``endpoints="stream"``: :func:`stream_network` instead
     (``max_size`` its longest packet; the trace options do not apply). ``link_stages`` registers
-    on every link (:class:`permnet.hdl.router.Router`), the simulator's reference run likewise.
+    on every link and ``credit_stages`` on every credit's way back (:class:`permnet.hdl.router.Router`),
+    the simulator's reference run likewise.
     ``planes``: ``wires`` (fixed), ``crossbar`` or ``benes`` (a run-time
     :class:`permnet.hdl.planes.PlaneSet` reset to the topology's planes, its ``cfg`` port on
     the top; with streams also the drained swap, :func:`stream_network`).  ``planes_file``:
     the planes of that file instead of ``topology`` (:func:`wired_network`; table routing):
-    the wires, or the run-time planes' reset configuration."""
+    the wires, or the run-time planes' reset configuration. ``target="ecp5"``:
+    the routers' data path and the run-time planes of hand-mapped ECP5 cells (synthesis only;
+    ``permnet synth network`` on ECP5)."""
+    gen = _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, flit_width, router,
+                   endpoints, link_stages, planes, planes_file, credit_stages)
+    from permnet.hdl.emit import cells_for
+
+    ip = gen.component.ip
+    for r in ip.routers:
+        r.cells = cells_for(target) or "generic"
+    if hasattr(ip.planes, "cells"):
+        ip.planes.cells = cells_for(target)
+    return gen
+
+
+def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, flit_width, router,
+             endpoints, link_stages, planes, planes_file, credit_stages):
     from permnet.hdl import emit
     from permnet.hdl.netip import PLANE_KINDS
     from permnet.hdl.network import NetworkRTL
@@ -136,18 +154,19 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
     if endpoints == "stream":
         require(trace is None, "--trace drives the self-test's generators; streams take no trace")
         return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages,
-                              planes, planes_file)
+                              planes, planes_file, credit_stages)
     flit_width = flit_width or 0
     require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
+    require(0 <= credit_stages <= 16, f"--credit-stages must be 0..16, got {credit_stages}")
     p = plan(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, link_stages,
-             planes_file)
+             planes_file, credit_stages)
     t = p.net.table
     router = router_for(t, router)
     done = p.expected
     comp = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), p.rows, vcs=p.vcs, buffer=buffer,
                       wormhole=switching == "wormhole", expected=done, flit_width=flit_width, router=router,
-                      link_stages=link_stages, planes_kind=planes)
+                      link_stages=link_stages, planes_kind=planes, credit_stages=credit_stages)
     params = {"topology": p.net.name, "vcs": p.vcs, "buffer": buffer, "switching": switching,
               "packets": len(p.rows), "lanes": comp.L, "router": router, "last_delivery": max(done)}
     if planes != "wires":
@@ -156,6 +175,8 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
         params["flit_width"] = flit_width
     if link_stages:
         params["link_stages"] = link_stages
+    if credit_stages:
+        params["credit_stages"] = credit_stages
     return emit.Generated("network", f"{_module_name(topology, planes_file)}_network", comp, params,
                           {"expected": done},
                           {"expected": hex_digits(max(done).bit_length())})
@@ -163,12 +184,13 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
 
 def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4,
                    switching: str = "vct", flit_width: int | None = None, router: str = "auto",
-                   max_size: int = 4, link_stages: int = 0, planes: str = "wires", planes_file=None):
+                   max_size: int = 4, link_stages: int = 0, planes: str = "wires", planes_file=None,
+                   credit_stages: int = 0):
     """The network with an AXI-Stream injection and ejection port per node
     (:class:`permnet.hdl.netstream.NetworkStream`, :class:`permnet.hdl.emit.Generated` named
     ``<topology>_network_stream``): ``flit_width`` tdata bits (default 32), packets of at most
     ``max_size`` flits, ``vcs`` at least the longest route (hop-indexed VCs, deadlock-free),
-    ``link_stages`` registers on every link; ``planes`` as in :func:`network`: with
+    ``link_stages`` registers on every link, ``credit_stages`` on every credit's way back; ``planes`` as in :func:`network`: with
     ``crossbar`` or ``benes`` the routes are loadable and the top has the drained swap
     (:class:`permnet.hdl.netip.NetworkIP` with ``swap=True``; the words of a swap:
     :func:`swap_words`); ``planes_file`` as in :func:`network`."""
@@ -183,16 +205,19 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
     require(max_size >= 1, f"--max-size must be >= 1 flit, got {max_size}")
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
+    require(0 <= credit_stages <= 16, f"--credit-stages must be 0..16, got {credit_stages}")
     require(switching == "wormhole" or max_size <= buffer,
             f"virtual cut-through needs --buffer ({buffer}) >= --max-size ({max_size}), the longest packet")
     net, routes, vcs = stream_routes(M, S, topology, vcs, router, planes, planes_file)
     router = routes.router
     comp = NetworkStream(routes, vcs=vcs, buffer=buffer, wormhole=switching == "wormhole", flit_width=flit_width,
-                         max_packet=max_size, link_stages=link_stages,
+                         max_packet=max_size, link_stages=link_stages, credit_stages=credit_stages,
                          plane_set=plane_set_factory(planes, routes.planes), swap=planes != "wires")
     params = {"topology": net.name, "vcs": vcs, "buffer": buffer, "switching": switching, "router": router,
               "endpoints": "stream", "flit_width": flit_width, "max_packet": max_size,
               "inject_fifo": comp.D, "link_stages": link_stages}
+    if credit_stages:
+        params["credit_stages"] = credit_stages
     if planes != "wires":
         params["planes"] = planes
     return emit.Generated("network", f"{_module_name(topology, planes_file)}_network_stream", comp, params)
@@ -227,3 +252,44 @@ def swap_words(M: int, S: int, source, planes: str = "crossbar", topology: str =
     require(planes in ("crossbar", "benes"), f"--planes {planes} cannot be swapped at run time (crossbar, benes)")
     _, routes, _ = stream_routes(M, S, topology, vcs, router, planes, planes_file)
     return swap_load(source, routes, planes, network, only_changes=only_changes)
+
+
+def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None = None, buffer: int = 4,
+           switching: str = "vct", flit_width: int = STREAM_FLIT_WIDTH, router: str = "auto", lanes: int = 1,
+           eject: str = "port", max_size: int | None = None, link_stages: int = 0, credit_stages: int = 0,
+           cells: str = "generic"):
+    """One :class:`permnet.hdl.router.Router` on its own (:class:`permnet.hdl.emit.Generated`
+    named ``router``): node ``node`` of the network ``topology`` (M, S) configured as
+    :func:`stream_network` configures its routers (``lanes`` injection lanes, ``eject="port"``
+    one ejection stream, a ``payload`` field of ``flit_width`` bits; packets of up to
+    ``max_size`` flits, default ``buffer``), with its ports as top-level ports: links
+    ``i__{y}__*`` and ``o__{y}__*``, ``inj__*``, ``lane__{j}__*``, ``ej__*``. ``vcs`` (default
+    the longest route) must be at least the longest route (hop-indexed VCs); ``link_stages`` and ``credit_stages`` are the
+    router's pipeline (:class:`permnet.hdl.router.Router`, Timing); ``cells="ecp5"`` builds its
+    datapath multiplexers of hand-mapped ECP5 cells (synthesis only; ``permnet synth router``
+    on ECP5 does).
+
+    ``permnet synth router`` registers every port at the boundary
+    (:class:`permnet.hdl.synth.RegisteredIO`), so the reported Fmax is the router's own
+    register-to-register speed, not its I/O's."""
+    from permnet.hdl import emit
+    from permnet.hdl.router import EJECT_MODES, Router, bits
+
+    require(1 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 1..{MAX_FLIT_WIDTH} bits, got {flit_width}")
+    require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
+    require(1 <= lanes <= 16, f"--lanes must be 1..16, got {lanes}")
+    require(eject in EJECT_MODES, f"unknown ejection {eject!r} ({', '.join(EJECT_MODES)})")
+    size = buffer if max_size is None else max_size
+    require(size >= 1, f"--max-size must be >= 1 flit, got {size}")
+    require(switching == "wormhole" or size <= buffer,
+            f"virtual cut-through needs --buffer ({buffer}) >= --max-size ({size}), the longest packet")
+    net, routes, vcs = stream_routes(M, S, topology, vcs, router)
+    require(0 <= node < M, f"--node must be a node of the network (0..{M - 1}), got {node}")
+    comp = Router(routes, node, vcs=vcs, buffer=buffer, lanes=lanes, wormhole=switching == "wormhole",
+                  size_bits=bits(max(size, buffer)), data_fields={"payload": flit_width}, eject=eject,
+                  link_stages=link_stages, credit_stages=credit_stages, cells=cells)
+    params = {"topology": net.name, "node": node, "vcs": vcs, "buffer": buffer, "switching": switching,
+              "routing": routes.router, "flit_width": flit_width, "lanes": lanes, "eject": eject,
+              "max_packet": size, "link_stages": link_stages, "credit_stages": credit_stages,
+              "cells": cells}
+    return emit.Generated("router", "router", comp, params)

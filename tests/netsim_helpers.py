@@ -68,7 +68,7 @@ def compiled_equals_cpython(table, *, lanes: int, kind: int = 0, cdf=None, eject
     e = np.zeros(0, dtype=np.int64)
     args = (table.planes, up, table.length, table.hops, 2, 4, False, lanes, 16, kind,
             np.zeros(1, np.int64), 0.5, 2, 0, 0.0, np.zeros((1, 1)) if cdf is None else cdf, e, e, e, e,
-            20, 60, 200, 100, 3, 1000, bool(eject_port), 0, np.zeros(1, np.int64))
+            20, 60, 200, 100, 3, 1000, bool(eject_port), 0, 0, np.zeros(1, np.int64))
     fast, slow = kernel.simulate(*args), kernel.simulate.py_func(*args)
     for x, y in zip(fast, slow):
         assert np.array_equal(x, y)

@@ -165,6 +165,8 @@ def gen_hil(uart_divisor=None, **options):
 
 
 def network_options(f):
+    f = click.option("--credit-stages", type=int, default=0, show_default=True,
+                     help="registers on every credit's way back (a credit takes 1 + this many cycles)")(f)
     f = click.option("--planes", type=click.Choice(["wires", "crossbar", "benes"]), default="wires",
                      show_default=True, help="fixed wires, or planes loadable at run time through the cfg__* ports "
                      "(streams: with the drained swap, swap_req/swap_done)")(f)
@@ -198,10 +200,38 @@ def network_options(f):
     return ldi_options(f)
 
 
-def gen_network(**options):
+def router_options(f):
+    f = click.option("--credit-stages", type=int, default=0, show_default=True,
+                     help="registers on every input's credit return (a credit takes 1 + this many cycles)")(f)
+    f = click.option("--link-stages", type=int, default=0, show_default=True,
+                     help="registers on every output's forward path (a hop takes 1 + this many cycles)")(f)
+    f = click.option("--max-size", type=int, default=None, help="largest packet in flits (default: --buffer)")(f)
+    f = click.option("--eject", type=click.Choice(["port", "vc"]), default="port", show_default=True,
+                     help="one ejection stream (the stream IP's), or one flit per input VC")(f)
+    f = click.option("--lanes", type=int, default=1, show_default=True, help="injection lanes")(f)
+    f = click.option("--router", type=click.Choice(ROUTER_CHOICES), default="auto", show_default=True,
+                     help="the divider-free next-hop unit or the node's route table")(f)
+    f = click.option("--flit-width", type=int, default=32, show_default=True, help="payload bits per flit")(f)
+    f = click.option("--switching", type=click.Choice(["vct", "wormhole"]), default="vct", show_default=True)(f)
+    f = click.option("--buffer", type=int, default=4, show_default=True, help="flits per VC (a power of two)")(f)
+    f = click.option("--vcs", type=int, default=None,
+                     help="virtual channels, at least the longest route (default: the longest route)")(f)
+    f = click.option("--node", type=int, default=0, show_default=True, help="which node's router")(f)
+    f = click.option("--topology", type=click.Choice(["ldi", "debruijn", "kautz", "torus", "hypercube"]),
+                     default="ldi", show_default=True)(f)
+    return ldi_options(f)
+
+
+def gen_router(target="generic", **options):
+    from permnet.rtlnet import router
+
+    return router(**options, cells=target)
+
+
+def gen_network(target="generic", **options):
     from permnet.rtlnet import network
 
-    return network(**options)
+    return network(**options, target=target)
 
 
 @dataclass(frozen=True)
@@ -227,7 +257,10 @@ RTL_MODULES = (
               "shadow configuration, commit, read-back).", planes_options, gen_planes, targeted=True),
     RtlModule("hil", "Hardware-in-the-loop top level: UARTBone bridge, registers, datapaths, PRBS.",
               hil_rtl_options, gen_hil),
+    RtlModule("router", "One router (VC buffers, credits, round-robin allocation) of node --node, its ports "
+              "as top-level ports (links i__y__*/o__y__*, inj__*, lane__j__*, ej__*).", router_options, gen_router,
+              targeted=True),
     RtlModule("network", "Whole network: M routers (VC FIFOs, credits, round-robin) through S planes, "
               "trace generators, ejection checkers (ports clk rst cycle delivered done error); "
-              "--endpoints stream: AXI-Stream ports per node instead.", network_options, gen_network),
+              "--endpoints stream: AXI-Stream ports per node instead.", network_options, gen_network, targeted=True),
 )

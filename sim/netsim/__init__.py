@@ -25,7 +25,9 @@ Router model (stated, one cycle per hop)
   (route, allocate and traverse the link in one cycle); with ``link_stages``
   L registers on each link (the RTL routers' output stages) a flit sent in
   cycle t can leave the next node in t + 1 + L, while its credit was spent
-  at t and the buffer slot is counted from then.
+  at t and the buffer slot is counted from then.  With ``credit_stages`` C
+  registers on each credit's way back, a credit for a pop in cycle t is
+  usable upstream from t + 1 + C (the RTL routers' credit stages).
 * Injection: an unbounded-rate NIC moves the front packet of its source
   queue (``queue`` packets) into one of ``lanes`` (default S) injection lanes
   per cycle; a lane sends its packet like an input VC.  Ejection takes one

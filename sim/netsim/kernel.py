@@ -30,7 +30,7 @@ STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_don
 @njit(cache=True, nogil=True)
 def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac, cdf,
              tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False, link_stages=0,
-             stop=None):
+             credit_stages=0, stop=None):
     S, M = planes.shape
     NCH = M * S * V
     K = S * V + lanes
@@ -65,7 +65,9 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     vovc = np.zeros(NCH, np.int64)
     owner = np.zeros(NCH, np.uint8)
     credits = np.full(NCH, B, np.int64)
-    cin = np.zeros(NCH, np.int64)
+    # credits on their way back: slot t % (credit_stages + 1) is added at the start of cycle t
+    CS = credit_stages + 1
+    cin = np.zeros((CS, NCH), np.int64)
     nocc = np.zeros(M, np.int64)
     rr = np.full((M, S), K - 1, np.int64)
     want = np.full(K, -1, np.int64)
@@ -101,11 +103,12 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
         if stop is not None and stop[0] != 0:
             break                                 # the caller was interrupted: these results are discarded
         inwin = warmup <= t < warmup + window
-        # credits sent last cycle arrive
+        # credits sent 1 + credit_stages cycles ago arrive; this cycle's pops fill the freed slot
+        cs = t % CS
         for ch in range(NCH):
-            if cin[ch] != 0:
-                credits[ch] += cin[ch]
-                cin[ch] = 0
+            if cin[cs, ch] != 0:
+                credits[ch] += cin[cs, ch]
+                cin[cs, ch] = 0
         # packet generation
         if kind == TRACE:
             while tp < ntrace and tc[tp] <= t:
@@ -276,7 +279,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 if k < S * V:
                     bhead[ch] = (bhead[ch] + 1) % B
                     bcnt[ch] -= 1
-                    cin[ch] += 1
+                    cin[cs, ch] += 1
                     nocc[n] -= 1
                     valloc[ch] = S
                 else:
@@ -346,7 +349,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         f = bflit[ch, pos]
                         bhead[ch] = (pos + 1) % B
                         bcnt[ch] -= 1
-                        cin[ch] += 1
+                        cin[cs, ch] += 1
                         nocc[n] -= 1
                         valloc[ch] = y
                         vovc[ch] = wovc[k]

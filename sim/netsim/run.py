@@ -43,6 +43,7 @@ class Config:
     lanes: int | None = None        # injection lanes per node (None: S)
     ejection: str = "vc"            # "vc": one flit per input VC per cycle; "port": one flit per node per cycle
     link_stages: int = 0            # registers on each link's forward path: a hop takes 1 + link_stages cycles
+    credit_stages: int = 0          # registers on each credit's way back: a credit takes 1 + credit_stages cycles
     queue: int = 256                # source-queue capacity in packets per node
     warmup: int = 500
     cycles: int = 2000              # measurement window
@@ -62,6 +63,8 @@ class Config:
                 f"({self.packet_size} flits)")
         require(isinstance(self.link_stages, int) and 0 <= self.link_stages <= 16,
                 f"link stages must be 0..16, got {self.link_stages}")
+        require(isinstance(self.credit_stages, int) and 0 <= self.credit_stages <= 16,
+                f"credit stages must be 0..16, got {self.credit_stages}")
         require(self.ejection in ("vc", "port"), f"ejection must be vc or port, got {self.ejection!r}")
         require(self.lanes is None or 1 <= self.lanes <= 64, f"lanes must be 1..64, got {self.lanes}")
         require(1 <= self.queue <= 1 << 16, f"queue must be 1..65536 packets, got {self.queue}")
@@ -239,7 +242,8 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
         cfg.switching == "wormhole", lanes, qcap, traffic.kind, traffic.dest.astype(np.int64), float(load),
         cfg.packet_size, traffic.hot, traffic.hot_frac,
         traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc, ts, td, tsz, warmup, window, max_cycles,
-        cfg.timeout, cfg.seed, cfg.log, cfg.ejection == "port", cfg.link_stages)
+        cfg.timeout, cfg.seed, cfg.log, cfg.ejection == "port", cfg.link_stages,
+        cfg.credit_stages)
     st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = max(st["measured_done"], 1)
     if traffic.kind == kernel.TRACE:

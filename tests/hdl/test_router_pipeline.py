@@ -1,6 +1,7 @@
-"""Link stages (issue 24): registers on every link's forward path, in the RTL
-routers and in the simulator (``Config(link_stages=L)``); the self-test
-network's checkers hold the simulator's delivery cycles and stay silent."""
+"""Link and credit stages (issue 24): registers on every link's forward path and on
+every credit's way back, in the RTL routers and in the simulator
+(``Config(link_stages=L, credit_stages=C)``); the self-test network's checkers
+hold the simulator's delivery cycles and stay silent."""
 
 import pytest
 from amaranth.sim import Simulator
@@ -31,8 +32,30 @@ def test_link_stages_cycle_exact(M, S, router, switching, buffer, stages):
     want, cycles = delivered(rows, M, link_stages=stages, **kw)
     flat, _ = delivered(rows, M, **kw)
     assert sum(a - b for a, b in zip(want, flat)) >= stages * len(rows)       # every hop took longer
+    assert run_selftest(t, rows, want, cycles, buffer=buffer, switching=switching, router=router,
+                        link_stages=stages) == {"error": 0}
+
+
+@pytest.mark.parametrize("M,S,router,switching,buffer,links,credits", [
+    (8, 2, "table", "wormhole", 2, 1, 1),
+    pytest.param(8, 2, "nexthop", "vct", 4, 0, 2, marks=pytest.mark.slow)])
+def test_credit_stages_cycle_exact(M, S, router, switching, buffer, links, credits):
+    """With C credit stages (and L link stages) every packet is delivered in the simulator's
+    cycle; on this load the slower credits delay the packets (the option is not inert)."""
+    t = tables.network("ldi", M, S).table
+    rows = random_trace(M, 64, 8, 4, seed=M + credits)
+    kw = dict(S=S, vcs=t.max_hops, buffer=buffer, switching=switching, link_stages=links)
+    want, cycles = delivered(rows, M, credit_stages=credits, **kw)
+    fast, _ = delivered(rows, M, **kw)
+    assert sum(want) > sum(fast)                        # credits came back later
+    assert run_selftest(t, rows, want, cycles, buffer=buffer, switching=switching, router=router,
+                        link_stages=links, credit_stages=credits) == {"error": 0}
+
+
+def run_selftest(t, rows, want, cycles, *, buffer, switching, router, **stages):
+    """Run the self-test network until ``done``; its checkers compare against ``want``."""
     dut = NetworkRTL(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), rows, vcs=t.max_hops, buffer=buffer,
-                     wormhole=switching == "wormhole", expected=want, router=router, link_stages=stages)
+                     wormhole=switching == "wormhole", expected=want, router=router, **stages)
     out = {}
 
     async def tb(ctx):
@@ -45,4 +68,4 @@ def test_link_stages_cycle_exact(M, S, router, switching, buffer, stages):
     sim.add_clock(1e-6)
     sim.add_testbench(tb)
     sim.run()
-    assert out == {"error": 0}
+    return out

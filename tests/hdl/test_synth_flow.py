@@ -52,6 +52,17 @@ def test_component_attributes_choose_abc9_mode_and_router(monkeypatch, dff, rout
     assert r["fmax_mhz"] == 123.4 and r["router"] == (router or "default")
 
 
+def test_luts_per_node_only_for_components_with_nodes(monkeypatch):
+    """``luts_per_node`` = the placed LUTs (less the output chain's one per output bit)
+    over ``synth_nodes``; a component without nodes has no such field."""
+    monkeypatch.setattr(synth, "_run", _recorder([]))
+    assert "luts_per_node" not in synth.synthesize(Inverter(), "ecp5")
+    dut = Inverter()
+    dut.synth_nodes = 2
+    r = synth.synthesize(dut, "ecp5")
+    assert r["luts"] == 5 - 1 and r["luts_per_node"] == 2.0
+
+
 def test_the_whole_network_asks_for_router2_without_sequential_abc9():
     from permnet.hdl.network import NetworkRTL
 

