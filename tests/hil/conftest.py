@@ -23,13 +23,18 @@ def _need_verilator():
             pytest.skip("verilator not available")
 
 
-@pytest.fixture(scope="session")
-def hil_model():
+def _build(model: dict):
+    """The Verilator model of ``model`` (``HilTop`` keywords and ``opt``), cached in :data:`BUILD`."""
     _need_verilator()
     from permnet.hdl.hil.verilator import build
 
-    params = dict(MODEL)
+    params = dict(model)
     return build(BUILD, design=params.pop("design"), **params)
+
+
+@pytest.fixture(scope="session")
+def hil_model():
+    return _build(MODEL)
 
 
 @pytest.fixture(scope="session")
@@ -59,11 +64,7 @@ def hil_url(request):
 @pytest.fixture(scope="session")
 def net_model():
     """The network model (:data:`NET_MODEL`), built once per session (cached across sessions)."""
-    _need_verilator()
-    from permnet.hdl.hil.verilator import build
-
-    params = dict(NET_MODEL)
-    return build(BUILD, design=params.pop("design"), **params)
+    return _build(NET_MODEL)
 
 
 @pytest.fixture(scope="session")
