@@ -55,7 +55,7 @@ def _plan_table():
                          "met" if sec < 60 else "MISSED"])
     return ("Static planes for a demand (permnet plan): K circuits + LDI(M,S-K)",
             ["demand", "K", "mean hops", "max link load", "LDI mean hops", "LDI max link load", "seconds",
-             "target", ""], rows)
+             "target", "met"], rows)
 
 
 def _schedule_table():
