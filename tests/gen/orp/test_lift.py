@@ -99,6 +99,7 @@ def test_lift_bad_input_is_one_error():
     assert base_orders(15, 3) == [] and lift_search(15, 3, tries=100) is None   # odd k needs an even b | m
 
 
+@pytest.mark.slow      # a published-record check (the bench's Graph Golf table); worker independence: test_sweep.py
 def test_sweep_anneals_the_lift_candidate_and_reaches_the_published_80_6_graph(tmp_path):
     # the example of docs/tutorials/records.md: the library on one worker, the CLI on two, the same graph
     a = sweep(80, 6, sweep=3, evaluations=10_000, seed=1, workers=1, restarts=2, objective="golf")
