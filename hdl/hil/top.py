@@ -359,8 +359,8 @@ def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_
     if planes == "wires":
         return NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
                           flit_width=flit_width, queue=NET_QUEUE)
-    require(runtime.data_bits(planes, M, network) <= 32,
-            f"{planes} planes of {M} ports have {runtime.data_bits(planes, M, network)}-bit entries; "
+    entry_bits = runtime.data_bits(planes, M, network)
+    require(entry_bits <= 32, f"{planes} planes of {M} ports have {entry_bits}-bit entries; "
             "the link writes 32 bits (Beneš planes: M <= 32)")
     rows = t.planes.tolist()
     return NetworkGen(rows, t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
