@@ -147,15 +147,14 @@ def _network_info(link: Link) -> dict:
             "plane_entries": c >> 16, "route_entries": d & 0xFFFF}
 
 
-def device_routes(net: dict):
-    """The device's reset network (:func:`permnet.hdl.hil.top.network_gen`): LDI(M, S) with its
-    family routing, routes loadable for up to ``vcs`` hops."""
-    from permnet.gen.routing import tables
+def device_routes(net: dict, reset):
+    """The loadable routes of the device's network (:func:`permnet.hdl.hil.top.network_gen`):
+    its reset route table ``reset`` (LDI(M, S) with the family routing), loadable for up to
+    ``vcs`` hops."""
     from permnet.hdl.routes import NetworkRoutes
 
-    t = tables.network("ldi", net["M"], net["S"]).table
-    return t, NetworkRoutes(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), "table", loadable=True,
-                            max_hops=net["vcs"])
+    return NetworkRoutes(reset.planes.tolist(), reset.length.tolist(), reset.hops.tolist(), "table",
+                         loadable=True, max_hops=net["vcs"])
 
 
 def _check_traffic(M: int, params: GenParams, planes_sets) -> None:
@@ -212,18 +211,22 @@ def _conservation(M: int, rows) -> dict:
     return {name: out.get(name) for name in R.NET_COUNTERS}
 
 
+def _addr_word(hi: int, lo: int) -> int:
+    """``plane_addr`` / ``rt_addr``: the plane (or node) above bit 16, the entry below."""
+    return hi << 16 | lo
+
+
 def _load(link: Link, words) -> None:
     """Write a :class:`permnet.planeload.SwapLoad`'s plane and route words into the shadows
     (runs of consecutive entries as one burst into the auto-incrementing data registers)."""
     for addr_reg, data_reg, items in (("plane_addr", "plane_data", words.planes),
                                       ("rt_addr", "rt_data", words.routes)):
-        shift = 16
         run, key = [], None
         for hi, lo, data in sorted(items):
             if key is None or (hi, lo) != (key[0], key[1] + len(run)):
                 if run:
                     link.write(R.addr("netplanes", data_reg), run, fixed=True)
-                link.set_reg("netplanes", addr_reg, hi << shift | lo)
+                link.set_reg("netplanes", addr_reg, _addr_word(hi, lo))
                 run, key = [], (hi, lo)
             run.append(data)
         if run:
@@ -236,7 +239,7 @@ def _readback(link: Link, words, tag: str) -> tuple[list, dict]:
     for addr_reg, rb_reg, items, name in (("plane_addr", "plane_rb", words.planes, "planes"),
                                           ("rt_addr", "rt_rb", words.routes, "routes")):
         for hi, lo, data in sorted(items):
-            link.set_reg("netplanes", addr_reg, hi << 16 | lo)
+            link.set_reg("netplanes", addr_reg, _addr_word(hi, lo))
             got = link.reg("netplanes", rb_reg)
             if got != data:
                 diffs.append([f"readback {tag} {name}", [hi, lo], got, data])
@@ -261,6 +264,7 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
     the last packet, read and compare every counter (module doc). ``planes``: a configuration
     file loaded (and read back) before the run; ``swap_to``: a file swapped to during the run,
     the swap requested at run cycle ``swap_at`` (default: the middle of the run)."""
+    from permnet.gen.routing import tables
     from permnet.planeload import swap_load
     from permnet.sim.netsim import Config
 
@@ -276,7 +280,8 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
         net = _network_info(link)
         M, S = net["M"], net["S"]
         params.check(M)
-        t_reset, routes = (None, None) if net["planes"] == "wires" else device_routes(net)
+        reset = tables.network("ldi", M, S).table
+        routes = None if net["planes"] == "wires" else device_routes(net, reset)
         first = second = None
         if planes is not None or swap_to is not None:
             require(routes is not None, f"{url}: the device's planes are wires, not loadable; build the model "
@@ -287,13 +292,9 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
         rows = trace(M, params, start, stop)
         t = time.perf_counter()
         if second is None:
-            if first is not None:
-                table = first.table
-            else:
-                from permnet.gen.routing import tables
-                table = tables.network("ldi", M, S).table
-            want = _predict(table, rows, Config(vcs=net["vcs"], buffer=net["buffer"], lanes=net["lanes"],
-                                                drain=max(4 * cycles, 10_000)))
+            want = _predict(first.table if first is not None else reset, rows,
+                            Config(vcs=net["vcs"], buffer=net["buffer"], lanes=net["lanes"],
+                                   drain=max(4 * cycles, 10_000)))
             last = want.pop("cycles")
             compared = "exact"
         else:
