@@ -276,20 +276,31 @@ class Router(wiring.Component):
         return mux_word(m, words, sel, self.cells, f"{name}_{self.node}", in_range=True)
 
     @staticmethod
-    def _round_robin(m, name, requests, rr):
-        """The grant of a round-robin arbiter: the lowest request above ``rr``, else the lowest
-        one. Returns ``(any, index)``."""
+    def _round_robin(m, name, requests):
+        """A round-robin arbiter: the grant goes to the lowest request above the last granted
+        one, else to the lowest request. ``above`` (a register, bit k = "k is above the last
+        grant") replaces a binary pointer, so the grant is two lowest-set-bit detectors and a
+        choice between them (logarithmic depth) instead of a priority chain over the requests.
+        Returns ``(any, grant, index, advance)``: ``grant`` one-hot (a list), ``index`` its
+        binary form (for the datapath multiplexers), ``advance`` the statements that make this
+        grant the last one (the caller adds them where the grant takes effect)."""
         K = len(requests)
         kb = bits(K - 1)
-        lo, hi = Signal(kb, name=f"{name}_lo"), Signal(kb, name=f"{name}_hi")
-        anyhi, gv, gk = Signal(name=f"{name}_anyhi"), Signal(name=f"{name}_gv"), Signal(kb, name=f"{name}_gk")
-        lo_e, hi_e = Const(0, kb), Const(0, kb)
-        for k in reversed(range(K)):
-            lo_e = Mux(requests[k], k, lo_e)
-            hi_e = Mux(requests[k] & (k > rr), k, hi_e)
-        m.d.comb += [lo.eq(lo_e), hi.eq(hi_e), anyhi.eq(Cat(*[requests[k] & (k > rr) for k in range(K)]).any()),
-                     gv.eq(Cat(*requests).any()), gk.eq(Mux(anyhi, hi, lo))]
-        return gv, gk
+        above = Signal(K, name=f"{name}_above")        # reset: last grant K - 1, nothing above it
+        req = Signal(K, name=f"{name}_req")
+        hi = Signal(K, name=f"{name}_hi")
+        gv = Signal(name=f"{name}_gv")
+        gk = Signal(kb, name=f"{name}_gk")
+        grant = [Signal(name=f"{name}_g{k}") for k in range(K)]
+        m.d.comb += [req.eq(Cat(*requests)), hi.eq(req & above), gv.eq(req.any())]
+        for k in range(K):
+            first_hi = hi[k] if k == 0 else hi[k] & ~hi[:k].any()
+            first = req[k] if k == 0 else req[k] & ~req[:k].any()
+            m.d.comb += grant[k].eq(first_hi | (first & ~hi.any()))
+        for b in range(kb):
+            m.d.comb += gk[b].eq(Cat(*(grant[k] for k in range(K) if k >> b & 1)).any())
+        advance = [above[k].eq(Cat(*grant[:k]).any()) for k in range(1, K)] + [above[0].eq(0)]
+        return gv, grant, gk, advance
 
     def elaborate(self, platform):
         m = Module()
@@ -379,27 +390,35 @@ class Router(wiring.Component):
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
         link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
+        # per candidate, what a grant does to the output VC it asks for
+        for c in cand:
+            c["first"] = Signal(name=f"{c['req'].name}_first")
+            m.d.comb += c["first"].eq(c["idx"] == 0)
         for y in range(S):
-            rr = Signal(bits(K - 1), init=K - 1, name=f"rr{n}_{y}")
             elig = []
             for k, c in enumerate(cand):
                 ok = Signal(name=f"el{n}_{y}_{k}")
                 m.d.comb += ok.eq(c["go"] & (c["wout"] == y))
                 elig.append(ok)
-            gv, gk = self._round_robin(m, f"a{n}_{y}", elig, rr)
-            gsel = [Signal(name=f"g{n}_{y}_{k}") for k in range(K)]
+            gv, grant, gk, advance = self._round_robin(m, f"a{n}_{y}", elig)
             for k in range(K):
-                m.d.comb += gsel[k].eq(gv & (gk == k))
-                sent_terms[k].append(gsel[k])
+                sent_terms[k].append(grant[k])
+
+            def granted(key, grant=grant):
+                # the granted candidate's control field, an AND-OR over the one-hot grant
+                # (kept off the datapath multiplexers, which the allocation loop need not wait for)
+                return Cat(*(Cat(*(grant[k] & c[key][b] for k, c in enumerate(cand))).any()
+                             for b in range(len(cand[0][key]))))
             # the flit that crosses plane y, through link_stages registers
             # (a balanced multiplexer on the grant's index, not a priority chain on the grants)
             port = self.o[y]
             fl = {f: Signal(w, name=f"x{n}_{y}_{f}") for f, w in self.widths.items()}
             xovc = Signal(vb, name=f"xv{n}_{y}")
+            xfirst, xtail = Signal(name=f"xf{n}_{y}"), Signal(name=f"xt{n}_{y}")
             m.d.comb += [fl[f].eq(self._pick(m, [c[f] for c in cand], gk, f"xb{y}_{f}")) for f in FIELDS if f != "hop"]
             hop = self._pick(m, [c["hop"] for c in cand], gk, f"xb{y}_hop")
             m.d.comb += [fl["hop"].eq(Mux(fl["idx"] == 0, hop + 1, hop)),
-                         xovc.eq(self._pick(m, [c["wovc"] for c in cand], gk, f"xb{y}_ovc"))]
+                         xovc.eq(granted("wovc")), xfirst.eq(granted("first")), xtail.eq(granted("tail"))]
             word = Cat(gv, xovc, *(fl[f] for f in FIELDS))
             for st in range(self.link_stages):
                 reg = Signal(len(word), name=f"link{n}_{y}_{st}")
@@ -412,12 +431,12 @@ class Router(wiring.Component):
                 # credits: spent on a send, returned the cycle after the downstream pop
                 m.d.sync += credit[y, v].eq(credit[y, v] - send + port.credit[v])
                 with m.If(send):
-                    with m.If(fl["idx"] == fl["size"] - 1):
+                    with m.If(xtail):
                         m.d.sync += owner[y, v].eq(0)
-                    with m.Elif(fl["idx"] == 0):
+                    with m.Elif(xfirst):
                         m.d.sync += owner[y, v].eq(1)
             with m.If(gv):
-                m.d.sync += rr.eq(gk)
+                m.d.sync += advance
         # idle: no flit in a buffer, a lane or a link stage
         m.d.comb += self.idle.eq(~Cat(*(q["count"] != 0 for q in fifo.values()), *(ln["v"] for ln in lane),
                                       *link_valid).any())
@@ -491,10 +510,9 @@ class Router(wiring.Component):
             return [c["eject"] for c in cand]
         # one ejection port: a round-robin arbiter that holds a packet from its head to its tail
         kb = bits(K - 1)
-        rr = Signal(kb, init=K - 1, name=f"err{n}")
         hold, held = Signal(name=f"ehold{n}"), Signal(kb, name=f"eheld{n}")
         req = [c["eject"] for c in cand]
-        fv, fk = self._round_robin(m, f"e{n}", req, rr)
+        fv, _, fk, advance = self._round_robin(m, f"e{n}", req)
         gv, gk = Signal(name=f"egv{n}"), Signal(kb, name=f"egk{n}")
         m.d.comb += [gv.eq(Mux(hold, Array(req)[held], fv)), gk.eq(Mux(hold, held, fk))]
         out = self.ej
@@ -505,8 +523,8 @@ class Router(wiring.Component):
         for k, c in enumerate(cand):
             m.d.comb += go[k].eq(gv & (gk == k) & out.ready)
         m.d.comb += out.valid.eq(gv)
-        with m.If(gv & out.ready):
-            m.d.sync += rr.eq(gk)
+        with m.If(~hold & fv):
+            m.d.sync += advance       # the held packet was the last grant from its first offer on
         with m.If(gv):
             m.d.sync += [hold.eq(~(out.ready & tail)), held.eq(gk)]
         return go
