@@ -308,7 +308,9 @@ class Router(wiring.Component):
         FIELDS, vb = self.fields, bits(self.V - 1)
         fifo = self.buffers
         owner = {(y, v): Signal(name=f"own{n}_{y}_{v}") for y in range(S) for v in range(V)}
-        credit = {(y, v): Signal(bits(B), init=B, name=f"cr{n}_{y}_{v}") for y in range(S) for v in range(V)}
+        # the credits of output VC (y, v) as a thermometer code: bit i = "at least i + 1 credits"
+        # (a credit test is then one bit, picked by the packet's size, not a comparator)
+        credit = {(y, v): Signal(B, init=(1 << B) - 1, name=f"cr{n}_{y}_{v}") for y in range(S) for v in range(V)}
         decide = self._route(m)
         # lanes (registered) and their effective state after the NIC move of this cycle
         lane_fields = {"dst": self.nb, "size": self.zb, **self.tags, "idx": self.zb}
@@ -377,28 +379,27 @@ class Router(wiring.Component):
                 c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
                 c["wovc"].eq(Mux(c["al"], c["ovc"], Mux(c["hop"] >= V - 1, V - 1, c["hop"]))),
             ]
-            # may it send, were its output free: the state of the one output VC it asks for
-            # (one multiplexer per candidate, not one per candidate and output)
-            pb = bits(S - 1)
-            own = Array(Array(owner[y, v] for v in range(V)) for y in range(S))[c["wout"][:pb]][c["wovc"]]
-            cr = Array(Array(credit[y, v] for v in range(V)) for y in range(S))[c["wout"][:pb]][c["wovc"]]
-            need = 1 if self.wormhole else c["size"]
-            c["go"] = Signal(name=f"go{n}_{k}")
-            m.d.comb += c["go"].eq(c["req"] & Mux(c["new"], ~own & (cr >= need), cr >= 1))
+            c["first"] = Signal(name=f"fst{n}_{k}")
+            c["hop_out"] = Signal(self.hb, name=f"ho{n}_{k}")
+            m.d.comb += [c["first"].eq(c["idx"] == 0), c["hop_out"].eq(Mux(c["first"], c["hop"] + 1, c["hop"]))]
             cand.append(c)
         ejected = self._eject(m, cand)
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
         link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
-        # per candidate, what a grant does to the output VC it asks for
-        for c in cand:
-            c["first"] = Signal(name=f"{c['req'].name}_first")
-            m.d.comb += c["first"].eq(c["idx"] == 0)
         for y in range(S):
+            # candidate k may send on plane y: it asks for y, and the output VC it asks for is
+            # free (a head) and has the credits it needs (the whole packet with virtual
+            # cut-through, else one): per plane a V:1 choice, not a multiplexer over all S V
             elig = []
             for k, c in enumerate(cand):
+                okv = []
+                for v in range(V):
+                    cr = credit[y, v]
+                    enough = cr[0] if self.wormhole else Array(cr)[(c["size"] - 1)[:bits(B - 1)]]
+                    okv.append(Mux(c["new"], ~owner[y, v] & enough, cr[0]))
                 ok = Signal(name=f"el{n}_{y}_{k}")
-                m.d.comb += ok.eq(c["go"] & (c["wout"] == y))
+                m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & (Array(okv)[c["wovc"]] if V > 1 else okv[0]))
                 elig.append(ok)
             gv, grant, gk, advance = self._round_robin(m, f"a{n}_{y}", elig)
             for k in range(K):
@@ -416,8 +417,7 @@ class Router(wiring.Component):
             xovc = Signal(vb, name=f"xv{n}_{y}")
             xfirst, xtail = Signal(name=f"xf{n}_{y}"), Signal(name=f"xt{n}_{y}")
             m.d.comb += [fl[f].eq(self._pick(m, [c[f] for c in cand], gk, f"xb{y}_{f}")) for f in FIELDS if f != "hop"]
-            hop = self._pick(m, [c["hop"] for c in cand], gk, f"xb{y}_hop")
-            m.d.comb += [fl["hop"].eq(Mux(fl["idx"] == 0, hop + 1, hop)),
+            m.d.comb += [fl["hop"].eq(self._pick(m, [c["hop_out"] for c in cand], gk, f"xb{y}_hop")),
                          xovc.eq(granted("wovc")), xfirst.eq(granted("first")), xtail.eq(granted("tail"))]
             word = Cat(gv, xovc, *(fl[f] for f in FIELDS))
             for st in range(self.link_stages):
@@ -429,7 +429,11 @@ class Router(wiring.Component):
             for v in range(V):
                 send = gv & (xovc == v)
                 # credits: spent on a send, returned the cycle after the downstream pop
-                m.d.sync += credit[y, v].eq(credit[y, v] - send + port.credit[v])
+                cr, back = credit[y, v], port.credit[v]
+                with m.If(send & ~back):
+                    m.d.sync += cr.eq(cr >> 1)
+                with m.Elif(back & ~send):
+                    m.d.sync += cr.eq(Cat(1, cr[:-1]))
                 with m.If(send):
                     with m.If(xtail):
                         m.d.sync += owner[y, v].eq(0)
