@@ -387,6 +387,13 @@ class Router(wiring.Component):
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
         link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
+        # the flit each candidate would send (the hop count advanced on a head), registered with
+        # link stages (see below)
+        flits = [{f: c["hop_out"] if f == "hop" else c[f] for f in FIELDS} for c in cand]
+        if self.link_stages:
+            held = [{f: Signal(self.widths[f], name=f"hf{n}_{k}_{f}") for f in FIELDS} for k in range(K)]
+            m.d.sync += [held[k][f].eq(flits[k][f]) for k in range(K) for f in FIELDS]
+            flits = held
         for y in range(S):
             # candidate k may send on plane y: it asks for y, and the output VC it asks for is
             # free (a head) and has the credits it needs (the whole packet with virtual
@@ -410,17 +417,22 @@ class Router(wiring.Component):
                 # (kept off the datapath multiplexers, which the allocation loop need not wait for)
                 return Cat(*(Cat(*(grant[k] & c[key][b] for k, c in enumerate(cand))).any()
                              for b in range(len(cand[0][key]))))
-            # the flit that crosses plane y, through link_stages registers
-            # (a balanced multiplexer on the grant's index, not a priority chain on the grants)
+            # the flit that crosses plane y, through link_stages registers (a balanced multiplexer
+            # on the grant's index, not a priority chain on the grants). The first link stage
+            # registers the grant and the candidates' flits and multiplexes in the next cycle, so
+            # the allocation ends at a register and the data path has a cycle of its own.
             port = self.o[y]
-            fl = {f: Signal(w, name=f"x{n}_{y}_{f}") for f, w in self.widths.items()}
             xovc = Signal(vb, name=f"xv{n}_{y}")
             xfirst, xtail = Signal(name=f"xf{n}_{y}"), Signal(name=f"xt{n}_{y}")
-            m.d.comb += [fl[f].eq(self._pick(m, [c[f] for c in cand], gk, f"xb{y}_{f}")) for f in FIELDS if f != "hop"]
-            m.d.comb += [fl["hop"].eq(self._pick(m, [c["hop_out"] for c in cand], gk, f"xb{y}_hop")),
-                         xovc.eq(granted("wovc")), xfirst.eq(granted("first")), xtail.eq(granted("tail"))]
-            word = Cat(gv, xovc, *(fl[f] for f in FIELDS))
-            for st in range(self.link_stages):
+            m.d.comb += [xovc.eq(granted("wovc")), xfirst.eq(granted("first")), xtail.eq(granted("tail"))]
+            control, sel = Cat(gv, xovc), gk
+            if self.link_stages:
+                control, sel = Signal(1 + vb, name=f"link{n}_{y}_0"), Signal(len(gk), name=f"lgk{n}_{y}")
+                m.d.sync += [control.eq(Cat(gv, xovc)), sel.eq(gk)]
+                link_valid.append(control[0])
+            fl = {f: self._pick(m, [c[f] for c in flits], sel, f"xb{y}_{f}") for f in FIELDS}
+            word = Cat(control, *(fl[f] for f in FIELDS))
+            for st in range(1, self.link_stages):
                 reg = Signal(len(word), name=f"link{n}_{y}_{st}")
                 m.d.sync += reg.eq(word)
                 word = reg
