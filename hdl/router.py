@@ -268,6 +268,26 @@ class Router(wiring.Component):
             return entry[0], entry[1:]
         return decide
 
+    # the largest network whose source routes (first hops) a node keeps in a ROM over dst
+    SOURCE_ROM_NODES = 64
+
+    def _source_route(self, m, decide, dst):
+        """``(arrived, plane)`` of a packet bound for ``dst`` that starts at this node (hop 0).
+        With fixed routes on up to :attr:`SOURCE_ROM_NODES` nodes a ROM over ``dst`` holds
+        the route table's first hops (``length[n][d] == 0``, ``hops[n][d][0]``; for the
+        next-hop unit these are the unit's own, :meth:`NetworkRoutes._check_unit_routes`), so
+        a new packet's request is a lookup, not the unit; otherwise the node's ``decide``."""
+        routes, n, pb = self.routes, self.node, bits(self.S - 1)
+        if routes.loadable or self.M > self.SOURCE_ROM_NODES:
+            a, p = decide({"has": self.inj.valid, "src": Const(n, self.nb), "dst": dst,
+                           "hop": Const(0, self.hb)}, "inj")
+            return a, p
+        first = [routes.hops[n][d][0] if routes.length[n][d] > 0 else 0 for d in range(self.M)]
+        rom = Array(Const(int(routes.length[n][d] == 0) | first[d] << 1, 1 + pb) for d in range(self.M))
+        word = Signal(1 + pb, name=f"src_route{n}")
+        m.d.comb += word.eq(rom[dst])
+        return word[0], word[1:]
+
     def _pick(self, m, words, sel, name):
         """``words[sel]`` (``sel`` always below ``len(words)``): a balanced multiplexer, of
         hand-mapped ECP5 cells with ``cells="ecp5"`` (:func:`permnet.hdl.muxtree.mux_word`)."""
@@ -316,7 +336,8 @@ class Router(wiring.Component):
         lane_fields = {"dst": self.nb, "size": self.zb, **self.tags, "idx": self.zb}
         lane = [{"v": Signal(name=f"lv{n}_{j}"), **{f: Signal(w, name=f"l{f}{n}_{j}") for f, w in lane_fields.items()},
                  "al": Signal(name=f"la{n}_{j}"), "out": Signal(bits(S), name=f"lo{n}_{j}"),
-                 "ovc": Signal(vb, name=f"lc{n}_{j}")} for j in range(L)]
+                 "ovc": Signal(vb, name=f"lc{n}_{j}"), "route_arr": Signal(name=f"lra{n}_{j}"),
+                 "route_plane": Signal(bits(S - 1), name=f"lrp{n}_{j}")} for j in range(L)]
         movej = [Signal(name=f"mv{n}_{j}") for j in range(L)]
         front = self.inj.valid
         taken = Const(0, 1)
@@ -325,12 +346,15 @@ class Router(wiring.Component):
             taken = taken | ~lane[j]["v"]
         m.d.comb += self.inj.ready.eq(taken)
         desc = self.inj.payload
+        # a descriptor is routed once, as it is taken into its lane (hop 0: a function of dst)
+        desc_arr, desc_plane = self._source_route(m, decide, desc.dst)
         eff = []
         for j in range(L):
             e = {f: Signal.like(s, name=f"e{f}{n}_{j}") for f, s in lane[j].items()}
             with m.If(movej[j]):
                 m.d.comb += [e["v"].eq(1), e["dst"].eq(desc.dst), e["size"].eq(desc.size), e["idx"].eq(0),
-                             e["al"].eq(0), e["out"].eq(0), e["ovc"].eq(0)]
+                             e["al"].eq(0), e["out"].eq(0), e["ovc"].eq(0),
+                             e["route_arr"].eq(desc_arr), e["route_plane"].eq(desc_plane)]
                 m.d.comb += [e[f].eq(desc[f]) for f in self.tags]
             with m.Else():
                 m.d.comb += [e[f].eq(lane[j][f]) for f in e]
@@ -361,7 +385,7 @@ class Router(wiring.Component):
                              c["size"].eq(e["size"]), c["idx"].eq(e["idx"])]
                 m.d.comb += [c[f].eq(e[f]) for f in self.tags]
                 m.d.comb += [c[f].eq(self.lane[k - S * V].data[f]) for f in self.data_fields]
-                a, p = decide(c, k)
+                a, p = e["route_arr"], e["route_plane"]
             arrived = Signal(name=f"arr{n}_{k}")
             nexthop = Signal(bits(S - 1), name=f"nh{n}_{k}")
             m.d.comb += [arrived.eq(a), nexthop.eq(p)]
@@ -480,7 +504,8 @@ class Router(wiring.Component):
                 j = k - S * V
                 e, r = eff[j], lane[j]
                 m.d.comb += self.lane[j].pop.eq(pop)
-                m.d.sync += [r[f].eq(e[f]) for f in ("dst", "size", *self.tags, "al", "out", "ovc")]
+                m.d.sync += [r[f].eq(e[f]) for f in ("dst", "size", *self.tags, "al", "out", "ovc", "route_arr",
+                                                     "route_plane")]
                 m.d.sync += [r["v"].eq(e["v"] & ~(pop & c["tail"])), r["idx"].eq(e["idx"] + pop)]
                 with m.If(ejected[k]):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(S)]
