@@ -69,6 +69,50 @@ def test_board_hil_build_files_have_uart_pins(tmp_path, capsys):
     assert re.search(r'LOCATE COMP "uart_tx_0__io" SITE "M1"', lpf)
 
 
+def test_board_takes_the_network_options_of_hil_sim(tmp_path, capsys):
+    """``permnet board --design hil --hil-design network`` builds the network design with the
+    options of ``permnet hil sim``: LDI(4,2) has four routers and a plane set whose configuration
+    port is driven by the netplanes address register (crossbar planes loadable over the UART)."""
+    out = tmp_path / "b"
+    assert main(["board", "ulx3s", "--design", "hil", "--hil-design", "network", "-M", "4", "-S", "2",
+                 "--planes", "crossbar", "--width", "8", "--no-build", "-o", str(out)]) == 0
+    il = (out / "permnet_hil.il").read_text()
+    modules = set(re.findall(r"^module \\(\S+)", il, re.M))
+    assert {m.rsplit(".", 1)[1] for m in modules if ".net.ip.router" in m} == {f"router{n}" for n in range(4)}
+    assert "permnet_hil.hil.net.ip.planes" in modules and "permnet_hil.hil.net.ip.swapctl" in modules
+    assert re.search(r"connect \\cfg__addr \\np_plane_addr \[", il)      # plane_addr drives the plane set
+    assert re.search(r'LOCATE COMP "uart_rx_0__io" SITE "L4"', (out / "permnet_hil.lpf").read_text())
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--design", "hil", "--hil-design", "network", "-M", "4", "-S", "2", "--planes", "crossbar", "--vcs", "1"],
+     "--vcs 1 is below the longest route"),
+    (["--design", "hil", "--hil-design", "crossbar", "--planes", "crossbar"], "options of the network design"),
+    (["--planes", "crossbar", "-M", "4"], "--nodes, --planes: option(s) of --design hil"),
+])
+def test_board_bad_hil_options_fail_in_one_line(tmp_path, capsys, args, message):
+    out = tmp_path / "b"
+    assert main(["board", "ulx3s", *args, "--no-build", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_board_and_hil_sim_share_the_hil_options():
+    """Every HIL-parameter option of ``permnet hil sim`` is an option of ``permnet board`` with the
+    same flags, type and default (one definition: they cannot drift)."""
+    from permnet.cli.board import board
+    from permnet.cli.hil import sim
+
+    own = {"listen", "faults", "max_seconds", "opt", "build_dir", "design"}
+    sim_params = {p.name: p for p in sim.params if p.name not in own}
+    board_params = {p.name: p for p in board.params}
+    assert {"M", "S", "planes_kind", "vcs", "width", "network"} <= set(sim_params)
+    for name, p in sim_params.items():
+        q = board_params[name]
+        assert (q.opts, q.default, repr(q.type)) == (p.opts, p.default, repr(p.type)), name
+
+
 def test_hil_sim_listen_is_loopback_only(capsys):
     assert main(["hil", "sim", "--listen", "0.0.0.0:4000"]) == 2
     assert "127.0.0.1" in capsys.readouterr().err
