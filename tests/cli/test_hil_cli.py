@@ -15,7 +15,7 @@ from permnet.cli import main
 def test_regmap_markdown_and_csv_agree_and_do_not_overlap(tmp_path, capsys):
     """The CSV (LiteX's csr.csv) has one 32-bit row per Markdown register,
     per element of an array (``xbar_rb0`` ...) and one per window; a memory
-    (``identifier_mem``) is its block's ``csr_base`` row."""
+    (``identifier_mem``) is a ``memory_region`` row and its block's ``csr_base`` row."""
     assert main(["hil", "regmap", "--design", "all", "--ports", "16", "--size", "8"]) == 0
     md = capsys.readouterr().out
     assert main(["hil", "regmap", "--design", "all", "--ports", "16", "--size", "8", "-o",
@@ -24,8 +24,9 @@ def test_regmap_markdown_and_csv_agree_and_do_not_overlap(tmp_path, capsys):
     md_regs = {}
     for m in re.finditer(r"\| `(0x[0-9a-f]+)` \| `(\w+)` \| \w+ \| (\d+)( \((window|array|memory)\))?", md):
         addr, name, count = int(m.group(1), 16), m.group(2), int(m.group(3))
-        if m.group(5) == "memory":                        # LiteX sees a memory by its csr_base only
-            assert f"csr_base,{name.removesuffix('_data')},0x{4 * addr:08x},," in csv
+        if m.group(5) == "memory":                        # LiteX sees a memory as a memory region
+            assert f"memory_region,{name},0x{4 * addr:08x},{4 * count},io" in csv
+            assert f"csr_base,{name.removesuffix('_data')},0x{4 * addr:08x},," in csv   # identifier_mem
         elif m.group(5) != "array":
             md_regs[name] = addr
         else:
@@ -71,8 +72,8 @@ def test_board_hil_build_files_have_uart_pins(tmp_path, capsys):
 
 def test_board_takes_the_network_options_of_hil_sim(tmp_path, capsys):
     """``permnet board --design hil --hil-design network`` builds the network design with the
-    options of ``permnet hil sim``: LDI(4,2) has four routers and a plane set whose configuration
-    port is driven by the netplanes address register (crossbar planes loadable over the UART)."""
+    options of ``permnet hil sim``: LDI(4,2) has four routers, a plane set and a swap controller,
+    their configuration ports addressed by the netplanes registers (planes loadable over the UART)."""
     out = tmp_path / "b"
     assert main(["board", "ulx3s", "--design", "hil", "--hil-design", "network", "-M", "4", "-S", "2",
                  "--planes", "crossbar", "--width", "8", "--no-build", "-o", str(out)]) == 0
@@ -80,7 +81,9 @@ def test_board_takes_the_network_options_of_hil_sim(tmp_path, capsys):
     modules = set(re.findall(r"^module \\(\S+)", il, re.M))
     assert {m.rsplit(".", 1)[1] for m in modules if ".net.ip.router" in m} == {f"router{n}" for n in range(4)}
     assert "permnet_hil.hil.net.ip.planes" in modules and "permnet_hil.hil.net.ip.swapctl" in modules
-    assert re.search(r"connect \\cfg__addr \\np_plane_addr \[", il)      # plane_addr drives the plane set
+    # netplanes' address registers select the plane (S = 2: bit 16) and the router (M = 4: bits 17:16)
+    assert re.search(r"connect \\cfg__plane \\np_plane_addr \[16\]\n", il)
+    assert re.search(r"connect \\rt__node \\np_rt_addr \[17:16\]\n", il)
     assert re.search(r'LOCATE COMP "uart_rx_0__io" SITE "L4"', (out / "permnet_hil.lpf").read_text())
 
 
