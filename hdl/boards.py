@@ -152,7 +152,10 @@ def build_board(board: str, outdir, *, run_tools: bool = True, design: str = "de
                 hil_params: dict | None = None):
     """Generate (and with ``run_tools`` synthesize, place, route and pack) the
     demo (or, with ``design="hil"``, the HIL top level) for ``board`` into
-    ``outdir``; returns the build products or plan."""
+    ``outdir``; returns the build products or plan. ``hil_params``: the keywords of
+    :class:`permnet.hdl.hil.top.HilTop` (``design``, ``M``, ``S``, ``planes``, ...; the CLI's
+    :func:`permnet.cli.rtl_modules.hil_params`), the UART divisor and, unless given, the idle
+    time-out set for the board's clock."""
     require(design in ("demo", "hil"), f"unknown board design {design!r}; choose demo or hil")
     platform = platform_for(board)
     top = DemoTop() if design == "demo" else HilBoardTop(baud, **(hil_params or {}))

@@ -18,8 +18,9 @@ wide.  ``RO`` registers ignore writes, ``W`` registers read as 0, ``RW``
 read back what was written; ``window`` registers repeat over ``count``
 consecutive addresses (a burst, fixed or incrementing, lands in the same
 register), ``array`` registers have ``count`` elements (one per port), a
-``memory`` is an array that LiteX sees as a memory region (its base only,
-as LiteX's own ``identifier_mem``).
+``memory`` is an array that LiteX sees as a memory: no ``csr_register``
+rows, a ``memory_region`` row (and ``identifier_mem``, a block of its own,
+its ``csr_base`` row as LiteX's own).
 Read data never has side effects, so a read is safe to retry.
 
 Blocks (base addresses are constant, the array lengths follow the design):
@@ -43,6 +44,12 @@ Blocks (base addresses are constant, the array lengths follow the design):
   generator parameters, start and stop cycles, clear, the permutation
   table, the run's cycle counter and the per-node counters
   (:data:`NET_COUNTERS`, one array of M each, at 0x100 + 0x100 i);
+* ``netplanes`` (0x7000): the network's run-time planes and route tables:
+  shadow writes through auto-incrementing data registers, the drained swap,
+  and the read-back of the *active* entries, one at a time (``plane_rb``,
+  ``rt_rb``) or a run of up to :data:`READ_WINDOW` in one burst read of a
+  window (``plane_win``, ``rt_win``: word i is the entry at the address
+  register's entry + i);
 * ``identifier_mem`` (0xF000): the design's name, one character per word,
   NUL-terminated (what ``litex_cli --ident`` prints).
 """
@@ -59,7 +66,7 @@ from permnet.gen.errors import require
 
 __all__ = ["ID", "VERSION", "Register", "Block", "BLOCKS", "BLOCK_WORDS", "DESIGNS", "block", "reg",
            "block_registers", "BASES", "registers", "addr", "to_markdown", "to_csv", "DESIGN_BITS", "MAX_PORTS",
-           "PLANE_KIND_CODES", "NO_SWAP", "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words", "NET_COUNTERS"]
+           "PLANE_KIND_CODES", "NO_SWAP", "READ_WINDOW", "LITEX_CONSTANTS", "csv_rows", "IDENT_WORDS", "identifier_words", "NET_COUNTERS"]
 
 ID = 0x504E484C          # "PNHL"
 VERSION = 0x00010000     # 1.0
@@ -83,7 +90,7 @@ class Register:
     description: str = ""
     window: bool = False   # all `count` addresses are the same register
     array: bool = False    # `count` registers, one per element (named name0, name1, ... in csr.csv)
-    memory: bool = False   # an array exported to LiteX as a memory (csr_base only)
+    memory: bool = False   # an array exported to LiteX as a memory (a memory_region row, no csr_register rows)
 
     @property
     def address(self) -> int:
@@ -268,6 +275,7 @@ def _netgen(M: int = 18):
 
 PLANE_KIND_CODES = {"wires": 0, "crossbar": 1, "benes": 2}   # netplanes_info [7:0]
 NO_SWAP = 0xFFFFFFFF     # netplanes_swap_at: never
+READ_WINDOW = 256        # netplanes_plane_win / rt_win: entries one address register setting reads
 
 
 @block("netplanes", 0x7000, "the network's planes loaded at run time: shadow writes, read-back, drained swap")
@@ -288,6 +296,11 @@ def _netplanes():
         reg("status", 0x00A, "RO", "draining [0], network idle [1], swaps committed since the run's clear [31:16]"),
         reg("swap_cycles", 0x00B, "RO", "the last swap's length: cycles from its request to its commit"),
         reg("swap_cycle", 0x00C, "RO", "run cycle of the last swap's commit"),
+        reg("plane_win", 0x100, "RO", "read-back window: word i is the ACTIVE entry at plane_addr's entry + i "
+            "of its plane (one burst read reads a run of entries; past the last entry: unspecified)",
+            count=READ_WINDOW, memory=True),
+        reg("rt_win", 0x200, "RO", "read-back window: word i is the ACTIVE route entry at rt_addr's entry + i "
+            "of its node (past the last entry: unspecified)", count=READ_WINDOW, memory=True),
     ]
 
 
@@ -354,7 +367,7 @@ def csv_rows(regs: list[Register]) -> list[tuple[str, int, int, str]]:
     """The ``(name, byte address, words, mode)`` of each LiteX ``csr_register``
     row: an array gives one row per element (``xbar_rb0``, ``xbar_rb1``, ...),
     a window one row at its first address (it is one register), a memory
-    none (its block's ``csr_base`` row locates it), so every row is one
+    none (its ``memory_region`` row locates it), so every row is one
     32-bit word -- LiteX joins a multi-word register into one integer, and
     its length fields are one byte.  ``W`` registers are
     ``rw`` as LiteX writes its write-only CSRs (``litex_cli --regs`` reads
@@ -379,7 +392,8 @@ def to_csv(regs: list[Register]) -> str:
     ``csr_register,name,byte address,words,mode`` per register
     (:func:`csv_rows`), then the ``constant`` rows LiteX's ``RemoteClient``
     and ``litex_cli`` need (:data:`LITEX_CONSTANTS`) and permnet's
-    identification.  Byte address = 4 x the bridge's word address, as
+    identification, then ``memory_region,name,byte address,bytes,io`` per
+    memory (LiteX's ``RemoteClient.mems``).  Byte address = 4 x the bridge's word address, as
     LiteX's ``CommUART`` sends ``address // 4``.  Every line has LiteX's
     five fields, and there is no blank line (its reader rejects both)."""
     rule = "#" + "-" * 80
@@ -389,4 +403,5 @@ def to_csv(regs: list[Register]) -> str:
     out += [f"csr_register,{name},0x{a:08x},{n},{mode}" for name, a, n, mode in csv_rows(regs)]
     consts = {**LITEX_CONSTANTS, "permnet_hil_id": ID, "permnet_hil_version": VERSION}
     out += [f"constant,{k},{v},," for k, v in consts.items()]
+    out += [f"memory_region,{r.block}_{r.name},0x{4 * r.address:08x},{4 * r.count},io" for r in regs if r.memory]
     return "\n".join(out) + "\n"

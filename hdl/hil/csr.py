@@ -5,7 +5,8 @@
 the one-cycle write strobe of ``ctrl`` (of any address of a window, of any
 element of an array, or of element ``index``), ``index("rb")`` the element
 addressed, ``read({...})`` the registered read data (the value in the
-cycle after the read strobe, as the bridge expects).  :meth:`check`, called
+cycle after the read strobe, as the bridge expects), ``read_through("win")``
+a register whose data the block's own registered port gives.  :meth:`check`, called
 at the end of the block's elaboration, fails when a declared register was
 given no read value (``RO``, ``RW``) or no write decode (``W``, ``RW``), or
 a name is not declared: the declaration and the logic agree, and the
@@ -64,7 +65,8 @@ class RegisterDecode:
         return self.we & self.sel & self.hit(name, index)
 
     def read(self, values: dict) -> None:
-        """Registered reads: ``{name: value}``, a list of values for an array."""
+        """Registered reads: ``{name: value}``, a list of values for an array (or one value,
+        the same for every element)."""
         m = self._m
         with m.If(self.re & self.sel):
             for name, value in values.items():
@@ -72,12 +74,22 @@ class RegisterDecode:
                 require(r.access in ("RO", "RW"), f"register {self.block}_{name} is write-only (reads 0)")
                 self._read.add(name)
                 with m.If(self.hit(name)):
-                    if r.array:
+                    if r.array and isinstance(value, (list, tuple)):
                         require(len(value) == r.count, f"{self.block}_{name}: {len(value)} values for "
                                 f"{r.count} elements")
                         m.d.sync += self.rdata.eq(Array(value)[self.index(name)])
                     else:
                         m.d.sync += self.rdata.eq(value)
+
+    def read_through(self, name: str):
+        """Register ``name`` answers reads from a registered port of the block's own (its value
+        in the cycle after the strobe, where the top level routes it to the bridge); returns
+        whether the bus addresses it (strobe or not, so the port can be addressed from the
+        offset: ``index(name)``)."""
+        r = self._reg(name)
+        require(r.access in ("RO", "RW"), f"register {self.block}_{name} is write-only (reads 0)")
+        self._read.add(name)
+        return self.sel & self.hit(name)
 
     def check(self) -> None:
         """Every declared register is decoded."""

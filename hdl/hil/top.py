@@ -163,8 +163,9 @@ class HilTop(wiring.Component):
         inrange = Signal()
         m.d.comb += [block.eq(addr[12:16]), off.eq(addr[:12]), inrange.eq(addr[16:] == 0)]
         rdata = Signal(32)           # registered read data of the blocks kept here
-        src = Signal(2)              # 0: rdata, 1: crossbar PRBS, 2: Beneš PRBS
+        src = Signal(4)              # 0: rdata, 1: crossbar PRBS, 2: Beneš PRBS, 3 + k: through[k]
         rd_x = rd_b = None
+        through = []                 # (addressed, data): registers read from a block's own registered port
 
         def is_block(name):
             return inrange & (block == _block(name))
@@ -310,7 +311,7 @@ class HilTop(wiring.Component):
         # --- live-traffic network ---
         if self.has_net:
             _net_elaborate(self, m, decode("netgen"), wdata)
-            _planes_elaborate(self, m, decode("netplanes"), wdata)
+            through += _planes_elaborate(self, m, decode("netplanes"), wdata)
 
         # PRBS reads come from the banks' own registered data
         if rd_x or rd_b:
@@ -321,7 +322,13 @@ class HilTop(wiring.Component):
                 if rd_b:
                     with m.If(rd_b[1]):
                         m.d.sync += src.eq(2)
+        with m.If(re):
+            for k, (hit, _) in enumerate(through):
+                with m.If(hit):
+                    m.d.sync += src.eq(3 + k)
         out = rdata
+        for k, (_, data) in enumerate(through):
+            out = Mux(src == 3 + k, data, out)
         if rd_x:
             out = Mux(src == 1, rd_x[0].rdata, out)
         if rd_b:
@@ -401,7 +408,13 @@ def _net_elaborate(self, m, regs, wdata):
 def _planes_elaborate(self, m, regs, wdata):
     """The ``netplanes`` block: shadow writes and read-back of the plane set's ``cfg`` and the
     routers' ``rt`` ports, the swap request (now, or at a run cycle) and its report. With wires
-    the writes do nothing and the read-backs read 0."""
+    the writes do nothing and the read-backs read 0.
+
+    The windows ``plane_win`` / ``rt_win`` address the ports at the address register's entry +
+    the word's index while the bus addresses them; both ports' ``rdata`` are registered (the
+    active entry at the address of the cycle before), so in the cycle after the read strobe they
+    hold the entry the strobe's address named, which is when the bridge takes the data: returned
+    as ``(addressed, data)`` pairs the top level routes to the bridge."""
     net = self.net
     kind = self.planes_kind
     paddr, raddr = Signal(32, name="np_plane_addr"), Signal(32, name="np_rt_addr")
@@ -421,15 +434,17 @@ def _planes_elaborate(self, m, regs, wdata):
     req = regs.write("swap") & wdata[0]
     values = {"plane_addr": paddr, "rt_addr": raddr, "swap_at": swap_at}
     if kind == "wires":
-        regs.read(values | {"info": 0, "info2": 0, "plane_rb": 0, "rt_rb": 0,
+        regs.read(values | {"info": 0, "info2": 0, "plane_rb": 0, "rt_rb": 0, "plane_win": 0, "rt_win": 0,
                             "status": Cat(Const(0, 1), Const(1, 1)), "swap_cycles": 0, "swap_cycle": 0})
         regs.check()
-        return
+        return []
     cfg, rt = net.cfg, net.rt
     at = (net.cycle == swap_at) & (swap_at != R.NO_SWAP) & ~net.hold
-    m.d.comb += [cfg.plane.eq(paddr[16:24]), cfg.addr.eq(paddr[:16]), cfg.data.eq(wdata), cfg.we.eq(pw),
-                 cfg.commit.eq(0), rt.node.eq(raddr[16:]), rt.addr.eq(raddr[:16]), rt.data.eq(wdata), rt.we.eq(rw),
-                 net.swap_req.eq(req | at)]
+    pwin, rwin = regs.read_through("plane_win"), regs.read_through("rt_win")
+    m.d.comb += [cfg.plane.eq(paddr[16:24]), cfg.addr.eq(paddr[:16] + Mux(pwin, regs.index("plane_win"), 0)),
+                 cfg.data.eq(wdata), cfg.we.eq(pw), cfg.commit.eq(0),
+                 rt.node.eq(raddr[16:]), rt.addr.eq(raddr[:16] + Mux(rwin, regs.index("rt_win"), 0)),
+                 rt.data.eq(wdata), rt.we.eq(rw), net.swap_req.eq(req | at)]
     with m.If(net.swap_done):
         m.d.sync += [swaps.eq(swaps + 1), swap_cycle.eq(net.cycle - 1)]
     with m.If(net.clear):
@@ -441,6 +456,7 @@ def _planes_elaborate(self, m, regs, wdata):
                         "rt_rb": rt.rdata, "status": Cat(net.swap_draining, net.idle, Const(0, 14), swaps),
                         "swap_cycles": net.swap_cycles, "swap_cycle": swap_cycle})
     regs.check()
+    return [(pwin, cfg.rdata), (rwin, rt.rdata)]
 
 
 def generated(design: str = "crossbar", **params):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from permnet.cli.rtl_modules import hil_param_options, hil_params
+from permnet.gen.errors import require
 from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
 
 
@@ -16,15 +18,23 @@ from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
               help="demo: LEDs; hil: the hardware-in-the-loop top level on the USB serial port")
 @click.option("--hil-design", type=click.Choice(list(HIL_DESIGNS)), default="crossbar",
               show_default=True, help="with --design hil: what sits behind the bridge")
-@click.option("--ports", type=click.IntRange(2, 1024), default=8, show_default=True,
-              help="with --design hil: crossbar/Beneš ports")
+@hil_param_options
 @click.option("--baud", type=click.IntRange(min=1200), default=115200, show_default=True)
-def board(board, outdir, no_build, design, hil_design, ports, baud):
-    """Example top level (LEDs) or the HIL top level (UART) through Amaranth's platform flow."""
+def board(board, outdir, no_build, design, hil_design, baud, **options):
+    """Example top level (LEDs) or the HIL top level (UART) through Amaranth's platform flow.
+
+    With --design hil the top level takes the options of `permnet hil sim` (one shared
+    definition): --hil-design network -M 8 -S 2 --planes crossbar is the network design of
+    `permnet hil sim --design network -M 8 -S 2 --planes crossbar` on the board's UART."""
     from permnet.hdl.boards import build_board
 
+    if design != "hil":
+        ctx = click.get_current_context()
+        given = [p.opts[0] for p in ctx.command.params if p.name in {"hil_design", *options}
+                 and ctx.get_parameter_source(p.name) != click.core.ParameterSource.DEFAULT]
+        require(not given, f"{', '.join(given)}: option(s) of --design hil")
+    params = hil_params(design=hil_design, **options)
     outdir = outdir or f"build/board-{board}"
-    params = {"design": hil_design, "ports": ports, "size": ports}
     result = build_board(board, outdir, run_tools=not no_build, design=design, baud=baud, hil_params=params)
     if no_build:
         result.extract(outdir)

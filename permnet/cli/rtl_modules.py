@@ -105,8 +105,11 @@ def gen_planes(kind, planes_path, fwd_width, bwd_width, register, network, targe
                        target=target)
 
 
-def hil_options(f):
-    """Parameters of the HIL top level (``permnet rtl hil``, ``permnet hil sim``, ``permnet board --design hil``)."""
+def hil_param_options(f):
+    """The parameters of the HIL top level except which design it is: the one definition that
+    ``permnet rtl hil``, ``permnet hil sim``, ``permnet hil regmap`` (through :func:`hil_options`)
+    and ``permnet board --design hil`` (beside its ``--hil-design``) share; :func:`hil_params`
+    turns them into ``HilTop`` keywords."""
     f = click.option("--idle-timeout", type=click.IntRange(min=16), default=None,
                      help="cycles without a byte before the bridge drops a partial frame")(f)
     f = click.option("--vcs", type=click.IntRange(1, 15), default=None,
@@ -118,19 +121,27 @@ def hil_options(f):
     f = click.option("--plain", is_flag=True, help="UARTBone only, without the CRC-framed mode")(f)
     f = click.option("--nh-pipeline", type=click.IntRange(min=1), default=2, show_default=True,
                      help="next-hop unit latency")(f)
-    f = click.option("--degree", "-S", "S", type=int, default=3, show_default=True, help="next hop: LDI degree S")(f)
-    f = click.option("--nodes", "-M", "M", type=int, default=18, show_default=True, help="next hop: LDI nodes M")(f)
+    f = click.option("--degree", "-S", "S", type=int, default=3, show_default=True,
+                     help="next hop, network: LDI degree S")(f)
+    f = click.option("--nodes", "-M", "M", type=int, default=18, show_default=True,
+                     help="next hop, network: LDI nodes M")(f)
     f = click.option("--network", type=click.Choice(["benes", "waksman"]), default="benes", show_default=True)(f)
     f = click.option("--pipeline-mask", "mask_text", default="0", show_default=True,
                      help="Beneš: bit s = register after stage s")(f)
     f = click.option("--size", type=int, default=8, show_default=True, help="Beneš ports")(f)
     f = click.option("--slots", type=int, default=1, show_default=True, help="crossbar TDM slots")(f)
     f = click.option("--width", type=int, default=8, show_default=True,
-                     help="data bits per port (>= bits of the port count, for the tag read-back)")(f)
+                     help="data bits per port (>= bits of the port count, for the tag read-back); "
+                     "network: flit payload bits")(f)
     f = click.option("--ports", type=int, default=8, show_default=True, help="crossbar ports")(f)
-    f = click.option("--design", type=click.Choice(list(HIL_DESIGNS)), default="crossbar",
-                     show_default=True)(f)
     return f
+
+
+def hil_options(f):
+    """``--design`` and the parameters of the HIL top level (:func:`hil_param_options`)."""
+    f = hil_param_options(f)
+    return click.option("--design", type=click.Choice(list(HIL_DESIGNS)), default="crossbar",
+                        show_default=True)(f)
 
 
 def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_pipeline, plain, idle_timeout,

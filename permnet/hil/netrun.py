@@ -216,33 +216,42 @@ def _addr_word(hi: int, lo: int) -> int:
     return hi << 16 | lo
 
 
+def _runs(items, longest: int | None = None):
+    """``(hi, lo, [data, ...])`` for each run of consecutive entries of the ``(hi, lo, data)``
+    words (sorted), at most ``longest`` entries a run."""
+    run, key = [], None
+    for hi, lo, data in sorted(items):
+        if key is None or (hi, lo) != (key[0], key[1] + len(run)) or len(run) == longest:
+            if run:
+                yield key[0], key[1], run
+            run, key = [], (hi, lo)
+        run.append(data)
+    if run:
+        yield key[0], key[1], run
+
+
 def _load(link: Link, words) -> None:
     """Write a :class:`permnet.planeload.SwapLoad`'s plane and route words into the shadows
     (runs of consecutive entries as one burst into the auto-incrementing data registers)."""
     for addr_reg, data_reg, items in (("plane_addr", "plane_data", words.planes),
                                       ("rt_addr", "rt_data", words.routes)):
-        run, key = [], None
-        for hi, lo, data in sorted(items):
-            if key is None or (hi, lo) != (key[0], key[1] + len(run)):
-                if run:
-                    link.write(R.addr("netplanes", data_reg), run, fixed=True)
-                link.set_reg("netplanes", addr_reg, _addr_word(hi, lo))
-                run, key = [], (hi, lo)
-            run.append(data)
-        if run:
+        for hi, lo, run in _runs(items):
+            link.set_reg("netplanes", addr_reg, _addr_word(hi, lo))
             link.write(R.addr("netplanes", data_reg), run, fixed=True)
 
 
 def _readback(link: Link, words, tag: str) -> tuple[list, dict]:
-    """Read back every loaded entry from the ACTIVE configuration; the differences."""
+    """Read back every loaded entry from the ACTIVE configuration (each run of up to
+    ``READ_WINDOW`` consecutive entries: one write of the address register, one burst read of
+    the window); the differences."""
     diffs = []
-    for addr_reg, rb_reg, items, name in (("plane_addr", "plane_rb", words.planes, "planes"),
-                                          ("rt_addr", "rt_rb", words.routes, "routes")):
-        for hi, lo, data in sorted(items):
+    for addr_reg, win, items, name in (("plane_addr", "plane_win", words.planes, "planes"),
+                                       ("rt_addr", "rt_win", words.routes, "routes")):
+        for hi, lo, want in _runs(items, R.READ_WINDOW):
             link.set_reg("netplanes", addr_reg, _addr_word(hi, lo))
-            got = link.reg("netplanes", rb_reg)
-            if got != data:
-                diffs.append([f"readback {tag} {name}", [hi, lo], got, data])
+            got = link.read(R.addr("netplanes", win), len(want))
+            diffs += [[f"readback {tag} {name}", [hi, lo + k], g, w] for k, (g, w) in enumerate(zip(got, want))
+                      if g != w]
     return diffs, {"planes": len(words.planes), "routes": len(words.routes)}
 
 

@@ -15,7 +15,7 @@ from permnet.cli import main
 def test_regmap_markdown_and_csv_agree_and_do_not_overlap(tmp_path, capsys):
     """The CSV (LiteX's csr.csv) has one 32-bit row per Markdown register,
     per element of an array (``xbar_rb0`` ...) and one per window; a memory
-    (``identifier_mem``) is its block's ``csr_base`` row."""
+    (``identifier_mem``) is a ``memory_region`` row and its block's ``csr_base`` row."""
     assert main(["hil", "regmap", "--design", "all", "--ports", "16", "--size", "8"]) == 0
     md = capsys.readouterr().out
     assert main(["hil", "regmap", "--design", "all", "--ports", "16", "--size", "8", "-o",
@@ -24,8 +24,9 @@ def test_regmap_markdown_and_csv_agree_and_do_not_overlap(tmp_path, capsys):
     md_regs = {}
     for m in re.finditer(r"\| `(0x[0-9a-f]+)` \| `(\w+)` \| \w+ \| (\d+)( \((window|array|memory)\))?", md):
         addr, name, count = int(m.group(1), 16), m.group(2), int(m.group(3))
-        if m.group(5) == "memory":                        # LiteX sees a memory by its csr_base only
-            assert f"csr_base,{name.removesuffix('_data')},0x{4 * addr:08x},," in csv
+        if m.group(5) == "memory":                        # LiteX sees a memory as a memory region
+            assert f"memory_region,{name},0x{4 * addr:08x},{4 * count},io" in csv
+            assert f"csr_base,{name.removesuffix('_data')},0x{4 * addr:08x},," in csv   # identifier_mem
         elif m.group(5) != "array":
             md_regs[name] = addr
         else:
@@ -67,6 +68,52 @@ def test_board_hil_build_files_have_uart_pins(tmp_path, capsys):
     lpf = (out / "permnet_hil.lpf").read_text()
     assert re.search(r'LOCATE COMP "uart_rx_0__io" SITE "L4"', lpf)
     assert re.search(r'LOCATE COMP "uart_tx_0__io" SITE "M1"', lpf)
+
+
+def test_board_takes_the_network_options_of_hil_sim(tmp_path, capsys):
+    """``permnet board --design hil --hil-design network`` builds the network design with the
+    options of ``permnet hil sim``: LDI(4,2) has four routers, a plane set and a swap controller,
+    their configuration ports addressed by the netplanes registers (planes loadable over the UART)."""
+    out = tmp_path / "b"
+    assert main(["board", "ulx3s", "--design", "hil", "--hil-design", "network", "-M", "4", "-S", "2",
+                 "--planes", "crossbar", "--width", "8", "--no-build", "-o", str(out)]) == 0
+    il = (out / "permnet_hil.il").read_text()
+    modules = set(re.findall(r"^module \\(\S+)", il, re.M))
+    assert {m.rsplit(".", 1)[1] for m in modules if ".net.ip.router" in m} == {f"router{n}" for n in range(4)}
+    assert "permnet_hil.hil.net.ip.planes" in modules and "permnet_hil.hil.net.ip.swapctl" in modules
+    # netplanes' address registers select the plane (S = 2: bit 16) and the router (M = 4: bits 17:16)
+    assert re.search(r"connect \\cfg__plane \\np_plane_addr \[16\]\n", il)
+    assert re.search(r"connect \\rt__node \\np_rt_addr \[17:16\]\n", il)
+    assert re.search(r'LOCATE COMP "uart_rx_0__io" SITE "L4"', (out / "permnet_hil.lpf").read_text())
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--design", "hil", "--hil-design", "network", "-M", "4", "-S", "2", "--planes", "crossbar", "--vcs", "1"],
+     "--vcs 1 is below the longest route"),
+    (["--design", "hil", "--hil-design", "crossbar", "--planes", "crossbar"], "options of the network design"),
+    (["--planes", "crossbar", "-M", "4"], "--nodes, --planes: option(s) of --design hil"),
+])
+def test_board_bad_hil_options_fail_in_one_line(tmp_path, capsys, args, message):
+    out = tmp_path / "b"
+    assert main(["board", "ulx3s", *args, "--no-build", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_board_and_hil_sim_share_the_hil_options():
+    """Every HIL-parameter option of ``permnet hil sim`` is an option of ``permnet board`` with the
+    same flags, type and default (one definition: they cannot drift)."""
+    from permnet.cli.board import board
+    from permnet.cli.hil import sim
+
+    own = {"listen", "faults", "max_seconds", "opt", "build_dir", "design"}
+    sim_params = {p.name: p for p in sim.params if p.name not in own}
+    board_params = {p.name: p for p in board.params}
+    assert {"M", "S", "planes_kind", "vcs", "width", "network"} <= set(sim_params)
+    for name, p in sim_params.items():
+        q = board_params[name]
+        assert (q.opts, q.default, repr(q.type)) == (p.opts, p.default, repr(p.type)), name
 
 
 def test_hil_sim_listen_is_loopback_only(capsys):

@@ -13,6 +13,7 @@ import pytest
 from permnet.cli import main
 from permnet.gen.hil import regmap as R
 from permnet.gen.hil.netgen import GenParams, rate_of, trace
+from permnet.hil.link import Link
 
 # node 3 fails in the faults configuration: a permutation of the other seven, 3 -> 3 (never sends)
 SURVIVOR_PERM = (4, 0, 7, 3, 6, 1, 2, 5)
@@ -101,6 +102,54 @@ def test_network_planes_block_is_in_the_register_map():
     assert regs["netplanes_plane_rb"].access == "RO" and regs["netplanes_plane_data"].access == "W"
     csv = R.to_csv(R.registers("network", M=8))
     assert "csr_base,netplanes,0x0001c000,," in csv and "csr_register,netplanes_swap_cycles,0x0001c02c,1,ro" in csv
+    # the read-back windows: 256 words at 0x7100 and 0x7200, memory regions for LiteX (not 512 registers)
+    assert "memory_region,netplanes_plane_win,0x0001c400,1024,io" in csv and "netplanes_rt_win0" not in csv
+    assert "memory_region,netplanes_rt_win,0x0001c800,1024,io" in csv
+
+
+class NetplanesModel(Link):
+    """A :class:`permnet.hil.link.Link` whose frames go to a register model of the netplanes
+    read-back (the address registers, ``plane_rb``/``rt_rb`` and the windows, as the register
+    map documents them), counting frames; the link's own splitting of bursts is kept."""
+
+    def __init__(self, active):
+        self.url, self.framed, self.stats = "model", True, {"frames": 0}
+        self.active, self.addr = active, {"plane": 0, "rt": 0}
+
+    def _framed(self, cmd, addr, words=(), n=0):
+        self.stats["frames"] += 1
+        base = R.BASES["netplanes"]
+        if cmd == 0x01:                                    # a write of an address register
+            assert n == 0 and len(words) == 1
+            self.addr[{base + 2: "plane", base + 5: "rt"}[addr]] = words[0]
+            return []
+        assert cmd == 0x02 and n <= 32
+        kind, first = {base + 4: ("plane", 0), base + 7: ("rt", 0)}.get(addr, (None, None))
+        if kind is None:
+            kind, first = ("plane", addr - base - 0x100) if addr < base + 0x200 else ("rt", addr - base - 0x200)
+            assert 0 <= first and first + n <= 256                    # a burst stays inside its window
+        a = self.addr[kind]
+        return [self.active[kind].get((a >> 16, (a & 0xFFFF) + first + i), 0) for i in range(n)]
+
+
+def test_readback_reads_runs_of_entries_through_the_windows(files):
+    """The LDI(8,2) device's read-back of a mixed (ring, reverse ring) set: per plane and per node
+    one address write and one framed read per 32 entries, all equal; a wrong active entry is
+    reported at its (plane, entry)."""
+    from permnet.gen.routing import tables
+    from permnet.hil.netrun import _readback, device_routes
+    from permnet.planeload import swap_load
+
+    routes = device_routes({"vcs": 4}, tables.network("ldi", 8, 2).table)
+    words = swap_load(files["mixed"], routes, "crossbar")
+    active = {"plane": {(y, a): d for y, a, d in words.planes}, "rt": {(n, a): d for n, a, d in words.routes}}
+    link = NetplanesModel(active)
+    diffs, counts = _readback(link, words, "planes")
+    assert diffs == [] and counts == {"planes": 16, "routes": 8 * 64}
+    assert link.stats["frames"] == 2 * (1 + 1) + 8 * (1 + 2)    # 28 frames (2 per entry before the windows: 1056)
+    active["rt"][(5, 17)] ^= 2
+    diffs, _ = _readback(NetplanesModel(active), words, "swap")
+    assert [d[:2] for d in diffs] == [["readback swap routes", [5, 17]]]
 
 
 def test_conservation_counts_come_from_the_trace():
