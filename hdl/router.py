@@ -91,7 +91,10 @@ class Router(wiring.Component):
     Hop k of a packet travels on VC ``min(k, V - 1)`` (hop-indexed VCs, Melhem Section 6; with V
     at least the longest route the channel dependency graph is acyclic). Round-robin arbiters
     grant the request after the last granted one (candidates: input VC ``k = y V + v``, then
-    the lanes).
+    the lanes); each keeps the last grant as a mask ("candidates above it") and finds the
+    lowest request above it, else the lowest request, with two lowest-set-bit detectors of
+    logarithmic depth; grants are one-hot, and the output VC's owner and credit updates are
+    taken from the one-hot grant, so the allocation loop never waits for the data path.
 
     Timing (each stage's latency)
     -----------------------------
@@ -99,14 +102,19 @@ class Router(wiring.Component):
       unit or the route table, one per input port) as it is written into its input buffer,
       and the decision is kept beside it; a buffer's head flit's control fields (hop, size,
       index, decision) sit in a head register, so the allocation never reads through the
-      buffer's read multiplexer. A lane's packet is routed from its descriptor.
+      buffer's read multiplexer. A lane's packet is routed once, as its descriptor is taken
+      (hop 0: on up to 64 nodes with fixed routes a ROM over ``dst`` of the route table's
+      first hops), and the decision is kept in the lane.
     * VC and switch allocation and switch traversal: one cycle. A flit at the head of an
       input buffer (or a lane) in cycle t wins its output's round-robin arbiter and is
       written into the downstream buffer at the end of cycle t; it can leave that node in
       t + 1.
     * ``link_stages`` L > 0 puts L registers on each output's forward path (valid, VC, flit;
       not on the credits): the flit is written at the end of t + L and can leave in
-      t + 1 + L. The simulator's ``Config(link_stages=L)`` is the same model.
+      t + 1 + L. The simulator's ``Config(link_stages=L)`` is the same model. The first
+      stage registers the grant and every candidate's flit and does the output multiplexing
+      in cycle t + 1 (a flit that left its buffer at the end of t is the one registered), so
+      with L >= 1 the data path has a cycle of its own and the allocation ends at registers.
     * ``credit_stages`` C > 0 puts C registers on each input's credit output: a pop in
       cycle t raises ``credit`` in t + C and the upstream counter has it from t + 1 + C
       (``Config(credit_stages=C)``). L = C = 1 registers every signal that leaves the
