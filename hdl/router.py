@@ -558,22 +558,26 @@ class Router(wiring.Component):
                 m.d.comb += [self.ej[k].valid.eq(c["eject"])] + [self.ej[k].flit[f].eq(c[f]) for f in FIELDS]
             return [c["eject"] for c in cand]
         # one ejection port: a round-robin arbiter that holds a packet from its head to its tail
-        kb = bits(K - 1)
-        hold, held = Signal(name=f"ehold{n}"), Signal(kb, name=f"eheld{n}")
+        hold = Signal(name=f"ehold{n}")
+        held = [Signal(name=f"eheld{n}_{k}") for k in range(K)]     # one-hot: the packet held
         req = [c["eject"] for c in cand]
-        fv, _, fk, advance = self._round_robin(m, f"e{n}", req)
-        gv, gk = Signal(name=f"egv{n}"), Signal(kb, name=f"egk{n}")
-        m.d.comb += [gv.eq(Mux(hold, Array(req)[held], fv)), gk.eq(Mux(hold, held, fk))]
+        fv, fgrant, _, advance = self._round_robin(m, f"e{n}", req)
+        # the candidate offered: the held one while a packet is held, else the arbiter's grant
+        offer = [Signal(name=f"eoff{n}_{k}") for k in range(K)]
+        m.d.comb += [offer[k].eq(Mux(hold, held[k] & req[k], fgrant[k])) for k in range(K)]
+        gv, gk = Signal(name=f"egv{n}"), Signal(bits(K - 1), name=f"egk{n}")
+        m.d.comb += [gv.eq(Cat(*offer).any())]
+        m.d.comb += [gk[b].eq(Cat(*(offer[k] for k in range(K) if k >> b & 1)).any()) for b in range(len(gk))]
         out = self.ej
         tail = Signal(name=f"etail{n}")
         go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
         m.d.comb += [out.payload[f].eq(self._pick(m, [c[f] for c in cand], gk, f"ej_{f}")) for f in FIELDS]
-        m.d.comb += tail.eq(self._pick(m, [c["tail"] for c in cand], gk, "ej_tail"))
+        m.d.comb += tail.eq(Cat(*(offer[k] & c["tail"] for k, c in enumerate(cand))).any())
         for k, c in enumerate(cand):
-            m.d.comb += go[k].eq(gv & (gk == k) & out.ready)
+            m.d.comb += go[k].eq(offer[k] & out.ready)
         m.d.comb += out.valid.eq(gv)
         with m.If(~hold & fv):
             m.d.sync += advance       # the held packet was the last grant from its first offer on
         with m.If(gv):
-            m.d.sync += [hold.eq(~(out.ready & tail)), held.eq(gk)]
+            m.d.sync += [hold.eq(~(out.ready & tail))] + [held[k].eq(offer[k]) for k in range(K)]
         return go
