@@ -79,15 +79,18 @@ def test_rtl_network_flit_width(tmp_path):
 
 
 def test_rtl_network_router(tmp_path):
-    """LDI(4,2) routes with next-hop units by default (one per input port, where arriving
-    flits are routed, and one per injection lane), with tables on request."""
+    """LDI(4,2) routes with next-hop units by default, one per input port, where arriving
+    flits are routed (a new packet takes its first hop from a ROM as it enters its lane, so
+    the two lanes have none), with tables on request."""
     run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "-o", tmp_path / "u.v")
     run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "--router", "table", "-o", tmp_path / "t.v")
     unit, table = (tmp_path / "u.v").read_text(), (tmp_path / "t.v").read_text()
     assert "//   router = nexthop" in unit and "//   router = table" in table
-    units = r"module \\ldi_network\.ip\.router\d+\.nhi?\d+(?=\s)"      # per input port (nhiY), per lane
+    units = r"module \\ldi_network\.ip\.router\d+\.nh\w+(?=\s)"
     assert "//   lanes = 2" in unit
-    assert len(re.findall(units, unit)) == 4 * (2 + 2) and not re.search(units, table)   # M (S + lanes)
+    found = re.findall(units, unit)
+    assert len(found) == 4 * 2 and all(re.search(r"\.nhi\d+$", f) for f in found)      # M S, per input port
+    assert not re.search(units, table)
 
 
 def test_synth_report_json():

@@ -69,3 +69,18 @@ def run_selftest(t, rows, want, cycles, *, buffer, switching, router, **stages):
     sim.add_testbench(tb)
     sim.run()
     return out
+
+
+@pytest.mark.parametrize("router", ["table", "nexthop"])
+def test_lanes_routed_without_the_source_rom(monkeypatch, router):
+    """Above ``Router.SOURCE_ROM_NODES`` nodes a new packet's first hop comes from the node's
+    own routing (table or next-hop unit) instead of the first-hop ROM: forced here on LDI(8,2),
+    every packet is still delivered in the simulator's cycle."""
+    from permnet.hdl.router import Router
+
+    monkeypatch.setattr(Router, "SOURCE_ROM_NODES", 0)
+    t = tables.network("ldi", 8, 2).table
+    rows = random_trace(8, 40, 8, 4, seed=3)
+    kw = dict(S=2, vcs=t.max_hops, buffer=4, switching="vct")
+    want, cycles = delivered(rows, 8, **kw)
+    assert run_selftest(t, rows, want, cycles, buffer=4, switching="vct", router=router) == {"error": 0}
