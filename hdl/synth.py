@@ -97,7 +97,13 @@ def _run(tool: str, args: list[str], cwd: Path) -> str:
     exe = Path(sys.executable).with_name(tool)
     proc = subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        text = proc.stderr or proc.stdout
+        if "wasmtime" in text and "Trap" in text:
+            # the YoWASP tools are wasm32 programs: a design larger than their 4 GiB of memory
+            # ends in a trap (the flat LDI(64,4) network at W = 32: yosys at 4.06 GB, 11 minutes)
+            raise PermnetError(f"{tool} stopped with a WebAssembly trap, as a YoWASP tool does when the design "
+                               "needs more than the 4 GiB it can address: synthesize a smaller design")
+        tail = text.strip().splitlines()[-3:]
         raise PermnetError(f"{tool} failed: {' | '.join(tail)}")
     return proc.stdout + proc.stderr
 

