@@ -287,9 +287,8 @@ class Router(wiring.Component):
         a new packet's request is a lookup, not the unit; otherwise the node's ``decide``."""
         routes, n, pb = self.routes, self.node, bits(self.S - 1)
         if routes.loadable or self.M > self.SOURCE_ROM_NODES:
-            a, p = decide({"has": self.inj.valid, "src": Const(n, self.nb), "dst": dst,
+            return decide({"has": self.inj.valid, "src": Const(n, self.nb), "dst": dst,
                            "hop": Const(0, self.hb)}, "inj")
-            return a, p
         first = [routes.hops[n][d][0] if routes.length[n][d] > 0 else 0 for d in range(self.M)]
         rom = Array(Const(int(routes.length[n][d] == 0) | first[d] << 1, 1 + pb) for d in range(self.M))
         word = Signal(1 + pb, name=f"src_route{n}")
@@ -302,6 +301,19 @@ class Router(wiring.Component):
         if len(words) == 1:
             return words[0]
         return mux_word(m, words, sel, self.cells, f"{name}_{self.node}", in_range=True)
+
+    @staticmethod
+    def _onehot_index(onehot) -> list:
+        """The binary index of a one-hot list: bit b is the OR of the entries whose index has
+        bit b set (an OR tree per bit, no priority chain)."""
+        return [Cat(*(onehot[k] for k in range(len(onehot)) if k >> b & 1)).any()
+                for b in range(bits(len(onehot) - 1))]
+
+    @staticmethod
+    def _onehot_select(onehot, values):
+        """``values[k]`` for the one k whose ``onehot[k]`` is high (0 when none is): an AND-OR per
+        bit, which the allocation's state updates use instead of the datapath multiplexers."""
+        return Cat(*(Cat(*(g & v[b] for g, v in zip(onehot, values))).any() for b in range(len(values[0]))))
 
     @staticmethod
     def _round_robin(m, name, requests):
@@ -325,8 +337,7 @@ class Router(wiring.Component):
             first_hi = hi[k] if k == 0 else hi[k] & ~hi[:k].any()
             first = req[k] if k == 0 else req[k] & ~req[:k].any()
             m.d.comb += grant[k].eq(first_hi | (first & ~hi.any()))
-        for b in range(kb):
-            m.d.comb += gk[b].eq(Cat(*(grant[k] for k in range(K) if k >> b & 1)).any())
+        m.d.comb += gk.eq(Cat(*Router._onehot_index(grant)))
         advance = [above[k].eq(Cat(*grant[:k]).any()) for k in range(1, K)] + [above[0].eq(0)]
         return gv, grant, gk, advance
 
@@ -444,11 +455,6 @@ class Router(wiring.Component):
             for k in range(K):
                 sent_terms[k].append(grant[k])
 
-            def granted(key, grant=grant):
-                # the granted candidate's control field, an AND-OR over the one-hot grant
-                # (kept off the datapath multiplexers, which the allocation loop need not wait for)
-                return Cat(*(Cat(*(grant[k] & c[key][b] for k, c in enumerate(cand))).any()
-                             for b in range(len(cand[0][key]))))
             # the flit that crosses plane y, through link_stages registers (a balanced multiplexer
             # on the grant's index, not a priority chain on the grants). The first link stage
             # registers the grant and the candidates' flits and multiplexes in the next cycle, so
@@ -456,7 +462,9 @@ class Router(wiring.Component):
             port = self.o[y]
             xovc = Signal(vb, name=f"xv{n}_{y}")
             xfirst, xtail = Signal(name=f"xf{n}_{y}"), Signal(name=f"xt{n}_{y}")
-            m.d.comb += [xovc.eq(granted("wovc")), xfirst.eq(granted("first")), xtail.eq(granted("tail"))]
+            # the granted candidate's control fields, off the datapath multiplexers
+            m.d.comb += [x.eq(self._onehot_select(grant, [c[key] for c in cand]))
+                         for x, key in ((xovc, "wovc"), (xfirst, "first"), (xtail, "tail"))]
             control, sel = Cat(gv, xovc), gk
             if self.link_stages:
                 control, sel = Signal(1 + vb, name=f"link{n}_{y}_0"), Signal(len(gk), name=f"lgk{n}_{y}")
@@ -567,12 +575,12 @@ class Router(wiring.Component):
         m.d.comb += [offer[k].eq(Mux(hold, held[k] & req[k], fgrant[k])) for k in range(K)]
         gv, gk = Signal(name=f"egv{n}"), Signal(bits(K - 1), name=f"egk{n}")
         m.d.comb += [gv.eq(Cat(*offer).any())]
-        m.d.comb += [gk[b].eq(Cat(*(offer[k] for k in range(K) if k >> b & 1)).any()) for b in range(len(gk))]
+        m.d.comb += gk.eq(Cat(*self._onehot_index(offer)))
         out = self.ej
         tail = Signal(name=f"etail{n}")
         go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
         m.d.comb += [out.payload[f].eq(self._pick(m, [c[f] for c in cand], gk, f"ej_{f}")) for f in FIELDS]
-        m.d.comb += tail.eq(Cat(*(offer[k] & c["tail"] for k, c in enumerate(cand))).any())
+        m.d.comb += tail.eq(self._onehot_select(offer, [c["tail"] for c in cand]))
         for k, c in enumerate(cand):
             m.d.comb += go[k].eq(offer[k] & out.ready)
         m.d.comb += out.valid.eq(gv)

@@ -146,14 +146,15 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
         cells = stat["design"]["num_cells_by_type"]
         count = lambda kinds: sum(v for k, v in cells.items() if k in kinds)  # noqa: E731
         bar.update()
+        # The output chain costs one 2:1 multiplexer (one LUT) per bit.
+        out_bits = sum(len(o) for o in top.outputs)
         # a design whose mapped cells exceed the device does not fit: say so (with the counts)
         # instead of spending the placer's time on a placement that cannot succeed
-        over = {k: n for k, n in (("lut4", count(t["lut"]) + 2 * count(t["carry"])), ("ffs", count(t["ff"])))
-                if n > t["capacity"][k]}
-        if over:
+        if count(t["lut"]) + 2 * count(t["carry"]) > t["capacity"]["lut4"] or \
+                count(t["ff"]) > t["capacity"]["ffs"]:
+            luts = count(t["lut"]) - out_bits
             return {"target": target, "fits": False, "device": t["name"], "capacity": t["capacity"],
-                    "luts": count(t["lut"]) - sum(len(o) for o in top.outputs),
-                    **_per_node(dut, count(t["lut"]) - sum(len(o) for o in top.outputs)),
+                    "luts": luts, **_per_node(dut, luts),
                     "lut4": count(t["lut"]), "carry": count(t["carry"]), "ffs": count(t["ff"]) - top.chain_bits,
                     "fmax_mhz": None, "synth": script, "yosys_s": round(t1 - t0, 1), "nextpnr_s": 0.0}
         bar.set_postfix_str("nextpnr")
@@ -172,8 +173,6 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
         fmax = float(m[-1]) if m else None
     util = report.get("utilization", {})
     comb = util.get(t["comb"], {}).get("used")
-    # The output chain costs one 2:1 multiplexer (one LUT) per bit.
-    out_bits = sum(len(o) for o in top.outputs)
     luts = comb - out_bits if comb is not None else None
     return {"target": target, "luts": luts, **_per_node(dut, luts),
             "lut4": count(t["lut"]), "carry": count(t["carry"]),
