@@ -95,7 +95,9 @@ class NetworkStream(wiring.Component):
     ``max_packet`` flits per packet at most (longer ones are cut into packets of that size;
     default ``buffer``; virtual cut-through needs ``max_packet <= buffer``); ``depth`` flits of
     injection FIFO per node (default ``max_packet``); ``link_stages``, ``credit_stages``, ``plane_set`` and
-    ``swap`` as in :class:`permnet.hdl.netip.NetworkIP`.
+    ``swap`` as in :class:`permnet.hdl.netip.NetworkIP`; ``allocator`` the routers'
+    (:class:`permnet.hdl.router.Router`: ``"input-first"`` keeps each input port's buffers in
+    one LUT RAM).
 
     Latency and back-pressure: a packet is offered to its router the cycle after its last
     beat is taken (store and forward at the injector); from there the routers' timing holds
@@ -105,7 +107,8 @@ class NetworkStream(wiring.Component):
     is returned only when it is taken; the ejection port holds one packet from head to tail
     (``tlast``), so packets never interleave on a stream. ``n{d}_in_tready`` is low while the
     injection FIFOs are full. With every ``tready`` high the network is cycle-exact with
-    ``permnet.sim.netsim`` under ``Config(lanes=1, ejection="port", link_stages=link_stages, credit_stages=credit_stages)``."""
+    ``permnet.sim.netsim`` under ``Config(lanes=1, ejection="port", link_stages=link_stages,
+    credit_stages=credit_stages, allocator=allocator)``."""
 
     # synthesised as the self-test network is (:class:`permnet.hdl.network.NetworkRTL`): one flat
     # network, without ABC9's sequential mode, routed with nextpnr's router2
@@ -119,7 +122,7 @@ class NetworkStream(wiring.Component):
 
     def __init__(self, routes, *, vcs: int, buffer: int, wormhole: bool = False, flit_width: int = 32,
                  max_packet: int | None = None, depth: int | None = None, link_stages: int = 0, plane_set=None,
-                 swap: bool = False, credit_stages: int = 0):
+                 swap: bool = False, credit_stages: int = 0, allocator: str = "combined"):
         P = buffer if max_packet is None else int(max_packet)
         require(P >= 1, f"max packet must be >= 1 flit, got {P}")
         require(wormhole or P <= buffer,
@@ -132,7 +135,7 @@ class NetworkStream(wiring.Component):
         self.zb = bits(max(P, buffer))
         self.ip = NetworkIP(routes, vcs=vcs, buffer=buffer, lanes=1, wormhole=wormhole, size_bits=self.zb,
                             data_fields={"payload": self.W}, eject="port", link_stages=link_stages, credit_stages=credit_stages,
-                            plane_set=plane_set, swap=swap)
+                            plane_set=plane_set, swap=swap, allocator=allocator)
         self.V, self.B, self.K = self.ip.V, self.ip.B, self.ip.K
         members = {}
         for d in range(self.M):

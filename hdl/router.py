@@ -16,15 +16,19 @@ from __future__ import annotations
 
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.hdl.muxtree import mux_word
 from permnet.hdl.nexthop import LdiNextHop
 
-__all__ = ["Router", "EJECT_MODES", "bits", "flit_layout", "link_signature", "route_port_signature"]
+__all__ = ["Router", "ALLOCATORS", "EJECT_MODES", "bits", "flit_layout", "link_signature", "route_port_signature"]
 
 EJECT_MODES = ("vc", "port")
+# the allocation (``permnet.sim.netsim``'s ``Config.allocator``): every input VC may move in a cycle,
+# or each input port first offers one of its VCs (its buffers then sit in one LUT RAM per port)
+ALLOCATORS = ("combined", "input-first")
 # the fields of a buffer's head flit that the allocation reads, kept in a register per buffer
 HEAD_FIELDS = ("hop", "size", "idx")
 
@@ -153,7 +157,10 @@ class Router(wiring.Component):
 
     def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
                  size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
-                 link_stages: int = 0, credit_stages: int = 0, cells: str = "generic"):
+                 link_stages: int = 0, credit_stages: int = 0, cells: str = "generic", allocator: str = "combined"):
+        require(allocator in ALLOCATORS, f"unknown allocator {allocator!r} (one of {', '.join(ALLOCATORS)})")
+        require(allocator == "combined" or eject == "port",
+                "the input-first allocator needs one ejection port (eject='port', the stream endpoints)")
         require(isinstance(link_stages, int) and 0 <= link_stages <= 16,
                 f"link stages must be 0..16, got {link_stages}")
         require(isinstance(credit_stages, int) and 0 <= credit_stages <= 16,
@@ -167,7 +174,7 @@ class Router(wiring.Component):
         self.V, self.B, self.L = vcs, buffer, lanes
         self.K = self.S * vcs + lanes
         self.wormhole, self.eject, self.link_stages = wormhole, eject, link_stages
-        self.credit_stages = credit_stages
+        self.credit_stages, self.allocator = credit_stages, allocator
         require(cells in ("generic", "ecp5"), f"unknown cells {cells!r} (generic, ecp5)")
         self.cells = cells
         self.nb, self.hb, self.zb = bits(self.M - 1), bits(self.H), size_bits
@@ -189,8 +196,11 @@ class Router(wiring.Component):
             members["rt"] = In(route_port_signature(routes.route_addr_bits, routes.route_data_bits))
         super().__init__(members)
         n, B = self.node, buffer
+        # input-first: a buffer entry's other fields live in its port's LUT RAM (``ram[y]``)
+        kept = HEAD_FIELDS if allocator == "input-first" else None
+        self.ram_fields = tuple(f for f in self.fields if kept and f not in kept)
         self.buffers = {
-            (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}") for i in range(B)],
+            (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}", kept) for i in range(B)],
                      "head": Signal(bits(B - 1), name=f"fh{n}_{y}_{v}"),
                      "count": Signal(bits(B), name=f"fc{n}_{y}_{v}"),
                      "hd": {"has": Signal(name=f"fv{n}_{y}_{v}"), **self._flit(f"fhd{n}_{y}_{v}", HEAD_FIELDS)},
@@ -394,8 +404,10 @@ class Router(wiring.Component):
                 m.d.comb += [c["has"].eq(hd["has"]), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
                              c["ovc"].eq(q["ovc"])]
                 for f in FIELDS:
-                    m.d.comb += c[f].eq(hd[f] if f in HEAD_FIELDS else
-                                        self._pick(m, [ent[f] for ent in q["ent"]], q["head"], f"rd{y}_{v}_{f}"))
+                    if f in HEAD_FIELDS:
+                        m.d.comb += c[f].eq(hd[f])
+                    elif f not in self.ram_fields:      # input-first: read through the port's RAM below
+                        m.d.comb += c[f].eq(self._pick(m, [ent[f] for ent in q["ent"]], q["head"], f"rd{y}_{v}_{f}"))
                 a, p = hd["route_arr"], hd["route_plane"]
             else:
                 e = eff[k - S * V]
@@ -426,22 +438,12 @@ class Router(wiring.Component):
             c["hop_out"] = Signal(self.hb, name=f"ho{n}_{k}")
             m.d.comb += [c["first"].eq(c["idx"] == 0), c["hop_out"].eq(Mux(c["first"], c["hop"] + 1, c["hop"]))]
             cand.append(c)
-        ejected = self._eject(m, cand)
-        # output arbitration, one round-robin arbiter per plane
-        sent_terms = [[] for _ in range(K)]
-        link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
-        # the flit each candidate would send (the hop count advanced on a head), registered with
-        # link stages (see below)
-        flits = [{f: c["hop_out"] if f == "hop" else c[f] for f in FIELDS} for c in cand]
-        if self.link_stages:
-            held = [{f: Signal(self.widths[f], name=f"hf{n}_{k}_{f}") for f in FIELDS} for k in range(K)]
-            m.d.sync += [held[k][f].eq(flits[k][f]) for k in range(K) for f in FIELDS]
-            flits = held
+        # candidate k may send on plane y: it asks for y, and the output VC it asks for is free (a
+        # head) and has the credits it needs (the whole packet with virtual cut-through, else
+        # one): per plane a V:1 choice, not a multiplexer over all S V
+        elig = []
         for y in range(S):
-            # candidate k may send on plane y: it asks for y, and the output VC it asks for is
-            # free (a head) and has the credits it needs (the whole packet with virtual
-            # cut-through, else one): per plane a V:1 choice, not a multiplexer over all S V
-            elig = []
+            elig.append([])
             for k, c in enumerate(cand):
                 okv = []
                 for v in range(V):
@@ -450,8 +452,38 @@ class Router(wiring.Component):
                     okv.append(Mux(c["new"], ~owner[y, v] & enough, cr[0]))
                 ok = Signal(name=f"el{n}_{y}_{k}")
                 m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & (Array(okv)[c["wovc"]] if V > 1 else okv[0]))
-                elig.append(ok)
-            gv, grant, gk, advance = self._round_robin(m, f"a{n}_{y}", elig)
+                elig[y].append(ok)
+        ehold = Signal(name=f"ehold{n}")                               # ejection port: a packet is held
+        eheld = [Signal(name=f"eheld{n}_{k}") for k in range(K)]     # one-hot: the packet held
+        eject_req = [c["eject"] for c in cand]
+        # the flit each candidate would send (the hop count advanced on a head), or with input-first
+        # each port's offered flit (``sources``), and which source each candidate is
+        if self.allocator == "input-first":
+            elig, eject_req, sources, group, ports = self._input_first(m, cand, elig, eject_req, ehold, eheld, fifo)
+        else:
+            sources = [{**{f: c[f] for f in FIELDS}, "hop_out": c["hop_out"]} for c in cand]
+            group, ports = list(range(K)), []
+        G = len(sources)
+
+        def source_onehot(onehot):
+            """The one-hot source list of a one-hot candidate list."""
+            return [Cat(*(onehot[k] for k in range(K) if group[k] == g)).any() for g in range(G)]
+
+        ejected = self._eject(m, cand, eject_req, ehold, eheld, sources, source_onehot)
+        # output arbitration, one round-robin arbiter per plane
+        sent_terms = [[] for _ in range(K)]
+        link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
+        # the flits that can cross a plane, registered with link stages (see below)
+        flits = [{f: src["hop_out"] if f == "hop" else src[f] for f in FIELDS} for src in sources]
+        if self.link_stages:
+            held = [{f: Signal(self.widths[f], name=f"hf{n}_{g}_{f}") for f in FIELDS} for g in range(G)]
+            m.d.sync += [held[g][f].eq(flits[g][f]) for g in range(G) for f in FIELDS]
+            flits = held
+        for y in range(S):
+            gv, grant, gk, advance = self._round_robin(m, f"a{n}_{y}", elig[y])
+            if G != K:
+                gk = Signal(bits(G - 1), name=f"ag{n}_{y}")
+                m.d.comb += gk.eq(Cat(*self._onehot_index(source_onehot(grant))))
             for k in range(K):
                 sent_terms[k].append(grant[k])
 
@@ -497,10 +529,12 @@ class Router(wiring.Component):
         m.d.comb += self.idle.eq(~Cat(*(q["count"] != 0 for q in fifo.values()), *(ln["v"] for ln in lane),
                                       *link_valid).any())
         # state updates of the candidates
+        moved = []
         for k, c in enumerate(cand):
             sent = Signal(name=f"sent{n}_{k}")
             m.d.comb += sent.eq(Cat(*sent_terms[k]).any())
             pop = ejected[k] | sent
+            moved.append(pop)
             if k < S * V:
                 y, v = divmod(k, V)
                 q = fifo[y, v]
@@ -527,6 +561,10 @@ class Router(wiring.Component):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(S)]
                 with m.Elif(sent):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
+        # input-first: a port's round robin moves on when the VC it offered moved
+        for ks, advance in ports:
+            with m.If(Cat(*(moved[k] for k in ks)).any()):
+                m.d.sync += advance
         # input buffers: pointer and entry updates (pushes come from the upstream arbiters)
         # the routing decision of an arriving flit, one per input port, kept beside it in its buffer
         arriving = []
@@ -544,7 +582,7 @@ class Router(wiring.Component):
             tail_at = (q["head"] + q["count"])[: bits(B - 1)]
             for i, ent in enumerate(q["ent"]):
                 with m.If(q["push"] & (tail_at == i)):
-                    m.d.sync += [ent[f].eq(port.flit[f]) for f in FIELDS]
+                    m.d.sync += [ent[f].eq(port.flit[f]) for f in FIELDS if f in ent]
                     m.d.sync += [ent["route_arr"].eq(arriving[y][0]), ent["route_plane"].eq(arriving[y][1])]
             # the head register holds the head entry's control fields of the next cycle: the entry
             # behind the head after a pop, else the arriving flit if the buffer is left empty
@@ -558,17 +596,81 @@ class Router(wiring.Component):
                 m.d.sync += [hd[f].eq(incoming[f]) for f in keys] + [hd["has"].eq(q["push"])]
         return m
 
-    def _eject(self, m, cand):
-        """The ejection side; returns, per candidate, the signal that its flit is ejected now."""
+    def _input_first(self, m, cand, elig, eject_req, hold, held, fifo):
+        """Input-first allocation (``allocator="input-first"``): each input port offers one VC,
+        round robin after the last of its VCs that moved, among those that can move now (``elig``
+        on some plane, or an arrived packet the ejection port may take: none is held, or it is
+        the held one); the output and ejection arbiters see only offered VCs (a lane is a port
+        of its own, always offered). A port's buffers then need one read: the fields other than
+        the head register's sit in one LUT RAM per port (``V B`` entries, address ``(vc,
+        slot)``; on ECP5 distributed RAM), written as a flit arrives, read at the offered VC's
+        head. Returns ``(elig, eject_req, sources, group, ports)``: the offered-only requests,
+        one flit source per port then per lane, the source of each candidate, and per port its
+        candidates with the statements that make the offered one the last that moved."""
+        n, S, V, B, K, FIELDS = self.node, self.S, self.V, self.B, self.K, self.fields
+        ok = []
+        for k, c in enumerate(cand):
+            o = Signal(name=f"ok{n}_{k}")
+            m.d.comb += o.eq(Cat(*(elig[y][k] for y in range(S))).any() | (eject_req[k] & (~hold | held[k])))
+            ok.append(o)
+        offered = [Const(1, 1)] * K
+        sources, group, ports = [], [], []
+        bb, vw = bits(B - 1), (V - 1).bit_length()
+        width = sum(self.widths[f] for f in self.ram_fields)
+        for y in range(S):
+            ks = [y * V + v for v in range(V)]
+            _, grant, gk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] for k in ks])
+            ports.append((ks, advance))
+            for v, k in enumerate(ks):
+                offered[k] = grant[v]
+            group += [y] * V
+            link = self.i[y]
+            mem = m.submodules[f"ram{y}"] = Memory(shape=width, depth=B << vw, init=[])
+            wr, rd = mem.write_port(), mem.read_port(domain="comb")
+            tails = [(fifo[y, v]["head"] + fifo[y, v]["count"])[:bb] for v in range(V)]
+            tail = Array(tails)[link.vc] if V > 1 else tails[0]
+            head = self._onehot_select(grant, [fifo[y, v]["head"] for v in range(V)])
+            m.d.comb += [wr.en.eq(link.valid), wr.data.eq(Cat(*(link.flit[f] for f in self.ram_fields))),
+                         wr.addr.eq(Cat(tail, link.vc[:vw]) if vw else tail),
+                         rd.addr.eq(Cat(head, gk[:vw]) if vw else head)]
+            src, at = {}, 0
+            for f in FIELDS:
+                if f in self.ram_fields:
+                    src[f] = rd.data[at:at + self.widths[f]]
+                    at += self.widths[f]
+                else:
+                    src[f] = self._onehot_select(grant, [cand[k][f] for k in ks])
+            src["hop_out"] = self._onehot_select(grant, [cand[k]["hop_out"] for k in ks])
+            sources.append(src)
+        for k in range(S * V, K):
+            c = cand[k]
+            group.append(len(sources))
+            sources.append({**{f: c[f] for f in FIELDS}, "hop_out": c["hop_out"]})
+        masked = []
+        for y in range(S):
+            masked.append([])
+            for k in range(K):
+                e = Signal(name=f"ef{n}_{y}_{k}")
+                m.d.comb += e.eq(elig[y][k] & offered[k])
+                masked[y].append(e)
+        req = []
+        for k in range(K):
+            r = Signal(name=f"er{n}_{k}")
+            m.d.comb += r.eq(eject_req[k] & offered[k])
+            req.append(r)
+        return masked, req, sources, group, ports
+
+    def _eject(self, m, cand, req, hold, held, sources, source_onehot):
+        """The ejection side; returns, per candidate, the signal that its flit is ejected now.
+        ``req``: the candidates that ask to eject; ``hold``/``held``: the port's hold registers;
+        the ejected flit is taken from ``sources`` (one per candidate, or with input-first one
+        per port, ``source_onehot`` mapping a one-hot candidate list to one over sources)."""
         n, K, FIELDS = self.node, self.K, self.fields
         if self.eject == "vc":
             for k, c in enumerate(cand):
-                m.d.comb += [self.ej[k].valid.eq(c["eject"])] + [self.ej[k].flit[f].eq(c[f]) for f in FIELDS]
-            return [c["eject"] for c in cand]
+                m.d.comb += [self.ej[k].valid.eq(req[k])] + [self.ej[k].flit[f].eq(c[f]) for f in FIELDS]
+            return list(req)
         # one ejection port: a round-robin arbiter that holds a packet from its head to its tail
-        hold = Signal(name=f"ehold{n}")
-        held = [Signal(name=f"eheld{n}_{k}") for k in range(K)]     # one-hot: the packet held
-        req = [c["eject"] for c in cand]
         fv, fgrant, _, advance = self._round_robin(m, f"e{n}", req)
         # the candidate offered: the held one while a packet is held, else the arbiter's grant
         offer = [Signal(name=f"eoff{n}_{k}") for k in range(K)]
@@ -579,7 +681,10 @@ class Router(wiring.Component):
         out = self.ej
         tail = Signal(name=f"etail{n}")
         go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
-        m.d.comb += [out.payload[f].eq(self._pick(m, [c[f] for c in cand], gk, f"ej_{f}")) for f in FIELDS]
+        if len(sources) != K:
+            gk = Signal(bits(len(sources) - 1), name=f"egs{n}")
+            m.d.comb += gk.eq(Cat(*self._onehot_index(source_onehot(offer))))
+        m.d.comb += [out.payload[f].eq(self._pick(m, [src[f] for src in sources], gk, f"ej_{f}")) for f in FIELDS]
         m.d.comb += tail.eq(self._onehot_select(offer, [c["tail"] for c in cand]))
         for k, c in enumerate(cand):
             m.d.comb += go[k].eq(offer[k] & out.ready)

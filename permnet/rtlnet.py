@@ -116,7 +116,8 @@ def router_for(table, router: str = "auto") -> str:
 def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4, switching: str = "vct",
             trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
             flit_width: int | None = None, router: str = "auto", endpoints: str = "selftest", link_stages: int = 0,
-            planes: str = "wires", planes_file=None, credit_stages: int = 0, target: str = "generic"):
+            planes: str = "wires", planes_file=None, credit_stages: int = 0, target: str = "generic",
+            allocator: str = "combined"):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
     ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
     ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection;
@@ -130,9 +131,10 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
     the planes of that file instead of ``topology`` (:func:`wired_network`; table routing):
     the wires, or the run-time planes' reset configuration. ``target="ecp5"``:
     the routers' data path and the run-time planes of hand-mapped ECP5 cells (synthesis only;
-    ``permnet synth network`` on ECP5)."""
+    ``permnet synth network`` on ECP5). ``allocator``: the routers' (``input-first`` needs
+    ``endpoints="stream"``, whose one ejection port per node it needs; :class:`permnet.hdl.router.Router`)."""
     gen = _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, flit_width, router,
-                   endpoints, link_stages, planes, planes_file, credit_stages)
+                   endpoints, link_stages, planes, planes_file, credit_stages, allocator)
     from permnet.hdl.emit import cells_for
 
     ip = gen.component.ip
@@ -144,7 +146,7 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
 
 
 def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, flit_width, router,
-             endpoints, link_stages, planes, planes_file, credit_stages):
+             endpoints, link_stages, planes, planes_file, credit_stages, allocator="combined"):
     from permnet.hdl import emit
     from permnet.hdl.netip import PLANE_KINDS
     from permnet.hdl.network import NetworkRTL
@@ -154,7 +156,9 @@ def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_s
     if endpoints == "stream":
         require(trace is None, "--trace drives the self-test's generators; streams take no trace")
         return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages,
-                              planes, planes_file, credit_stages)
+                              planes, planes_file, credit_stages, allocator)
+    require(allocator == "combined", "--allocator input-first needs --endpoints stream (one ejection port "
+            "per node); the self-test ejects from every VC")
     flit_width = flit_width or 0
     require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
@@ -185,7 +189,7 @@ def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_s
 def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4,
                    switching: str = "vct", flit_width: int | None = None, router: str = "auto",
                    max_size: int = 4, link_stages: int = 0, planes: str = "wires", planes_file=None,
-                   credit_stages: int = 0):
+                   credit_stages: int = 0, allocator: str = "combined"):
     """The network with an AXI-Stream injection and ejection port per node
     (:class:`permnet.hdl.netstream.NetworkStream`, :class:`permnet.hdl.emit.Generated` named
     ``<topology>_network_stream``): ``flit_width`` tdata bits (default 32), packets of at most
@@ -193,7 +197,8 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     ``link_stages`` registers on every link, ``credit_stages`` on every credit's way back; ``planes`` as in :func:`network`: with
     ``crossbar`` or ``benes`` the routes are loadable and the top has the drained swap
     (:class:`permnet.hdl.netip.NetworkIP` with ``swap=True``; the words of a swap:
-    :func:`swap_words`); ``planes_file`` as in :func:`network`."""
+    :func:`swap_words`); ``planes_file`` as in :func:`network`; ``allocator`` the routers'
+    (:class:`permnet.hdl.router.Router`)."""
     from permnet.hdl import emit
     from permnet.hdl.netip import plane_set_factory
     from permnet.hdl.netstream import NetworkStream
@@ -212,7 +217,8 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     router = routes.router
     comp = NetworkStream(routes, vcs=vcs, buffer=buffer, wormhole=switching == "wormhole", flit_width=flit_width,
                          max_packet=max_size, link_stages=link_stages, credit_stages=credit_stages,
-                         plane_set=plane_set_factory(planes, routes.planes), swap=planes != "wires")
+                         plane_set=plane_set_factory(planes, routes.planes), swap=planes != "wires",
+                         allocator=allocator)
     params = {"topology": net.name, "vcs": vcs, "buffer": buffer, "switching": switching, "router": router,
               "endpoints": "stream", "flit_width": flit_width, "max_packet": max_size,
               "inject_fifo": comp.D, "link_stages": link_stages}
@@ -220,6 +226,8 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
         params["credit_stages"] = credit_stages
     if planes != "wires":
         params["planes"] = planes
+    if allocator != "combined":
+        params["allocator"] = allocator
     return emit.Generated("network", f"{_module_name(topology, planes_file)}_network_stream", comp, params)
 
 
@@ -257,7 +265,7 @@ def swap_words(M: int, S: int, source, planes: str = "crossbar", topology: str =
 def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None = None, buffer: int = 4,
            switching: str = "vct", flit_width: int = STREAM_FLIT_WIDTH, router: str = "auto", lanes: int = 1,
            eject: str = "port", max_size: int | None = None, link_stages: int = 0, credit_stages: int = 0,
-           cells: str = "generic"):
+           cells: str = "generic", allocator: str = "combined"):
     """One :class:`permnet.hdl.router.Router` on its own (:class:`permnet.hdl.emit.Generated`
     named ``router``): node ``node`` of the network ``topology`` (M, S) configured as
     :func:`stream_network` configures its routers (``lanes`` injection lanes, ``eject="port"``
@@ -287,9 +295,9 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
     require(0 <= node < M, f"--node must be a node of the network (0..{M - 1}), got {node}")
     comp = Router(routes, node, vcs=vcs, buffer=buffer, lanes=lanes, wormhole=switching == "wormhole",
                   size_bits=bits(max(size, buffer)), data_fields={"payload": flit_width}, eject=eject,
-                  link_stages=link_stages, credit_stages=credit_stages, cells=cells)
+                  link_stages=link_stages, credit_stages=credit_stages, cells=cells, allocator=allocator)
     params = {"topology": net.name, "node": node, "vcs": vcs, "buffer": buffer, "switching": switching,
               "routing": routes.router, "flit_width": flit_width, "lanes": lanes, "eject": eject,
               "max_packet": size, "link_stages": link_stages, "credit_stages": credit_stages,
-              "cells": cells}
+              "cells": cells, "allocator": allocator}
     return emit.Generated("router", "router", comp, params)

@@ -44,6 +44,9 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--credit-stages", type=int, default=0, show_default=True,
               help="registers on every credit's way back: a credit takes 1 + this many cycles (the RTL's "
                    "--credit-stages)")
+@click.option("--allocator", type=click.Choice(["combined", "input-first"]), default="combined", show_default=True,
+              help="combined: every input VC may move each cycle; input-first: one VC per input port per cycle "
+                   "(the RTL's --allocator input-first, one LUT RAM per input port)")
 @click.option("--cycles", type=int, default=2000, show_default=True, help="measurement window (cycles)")
 @click.option("--warmup", type=int, default=500, show_default=True, help="warm-up cycles")
 @click.option("--timeout", type=int, default=1000, show_default=True, help="no-progress cycles meaning deadlock")
@@ -56,7 +59,7 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--links", is_flag=True, help="per-link utilisation in the -o JSON files")
 @click.option("--json", "as_json", is_flag=True)
 def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, routing, traffic, trace, load, vcs, buffer,
-          packet_size, switching, lanes, ejection, link_stages, credit_stages, cycles, warmup, timeout, seed, refine, allow_deadlock,
+          packet_size, switching, lanes, ejection, link_stages, credit_stages, allocator, cycles, warmup, timeout, seed, refine, allow_deadlock,
           output, links, as_json, traffic_matrix):
     """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
     from permnet.netsim import NetsimRequest, run
@@ -66,7 +69,7 @@ def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, rou
                         trace, allow_deadlock, output, links, config, refine, levels, nucleus, merge, symmetric,
                         traffic_matrix)
     cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, lanes=lanes, ejection=ejection,
-                 link_stages=link_stages, credit_stages=credit_stages, warmup=warmup, cycles=cycles, timeout=timeout, seed=seed)
+                 link_stages=link_stages, credit_stages=credit_stages, allocator=allocator, warmup=warmup, cycles=cycles, timeout=timeout, seed=seed)
     rep = run(req, cfg)
     if as_json:
         echo_json(rep.as_dict())

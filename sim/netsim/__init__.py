@@ -20,7 +20,16 @@ Router model (stated, one cycle per hop)
   the tail of a packet; flits of different VCs share the link flit by flit.
 * Allocation: each output link sends at most one flit per cycle, chosen
   round-robin among the input VCs and injection lanes requesting it
-  (combined VC and switch allocation; no input-port limit).
+  (combined VC and switch allocation). With ``allocator="combined"`` (the
+  default) there is no input-port limit: the V VCs of one input port may
+  all move in one cycle. With ``allocator="input-first"`` each input port
+  first offers one of its VCs (a lane is a port of its own): round robin,
+  after the last of its VCs that moved, among those that can move this
+  cycle (the output VC it asks for is free with the credits it needs, or it
+  has arrived and the ejection port may take it); the output and ejection
+  arbiters then choose among the offered ones as above. A port then moves
+  at most one flit per cycle, so its buffers need one read port (the RTL
+  keeps them in one LUT RAM per port, :class:`permnet.hdl.router.Router`).
 * A flit that arrives in cycle t may leave in cycle t + 1 at the earliest
   (route, allocate and traverse the link in one cycle); with ``link_stages``
   L registers on each link (the RTL routers' output stages) a flit sent in
@@ -48,8 +57,8 @@ Random numbers come from one seeded MT19937 stream; a run is a function of
 its inputs and the seed.
 """
 
-from permnet.sim.netsim.run import Config, NetsimDeadlock, Result, Sweep, loads, simulate, sweep, zero_load_latency
+from permnet.sim.netsim.run import ALLOCATORS, Config, NetsimDeadlock, Result, Sweep, loads, simulate, sweep, zero_load_latency
 from permnet.sim.netsim.traffic import PATTERNS, Traffic, matrix, parse_trace, pattern
 
-__all__ = ["Config", "NetsimDeadlock", "Result", "Sweep", "loads", "simulate", "sweep", "zero_load_latency",
+__all__ = ["ALLOCATORS", "Config", "NetsimDeadlock", "Result", "Sweep", "loads", "simulate", "sweep", "zero_load_latency",
            "PATTERNS", "Traffic", "matrix", "parse_trace", "pattern"]

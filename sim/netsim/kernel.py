@@ -30,7 +30,7 @@ STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_don
 @njit(cache=True, nogil=True)
 def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac, cdf,
              tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False, link_stages=0,
-             credit_stages=0, stop=None):
+             credit_stages=0, input_first=False, stop=None):
     S, M = planes.shape
     NCH = M * S * V
     K = S * V + lanes
@@ -74,6 +74,9 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     wovc = np.zeros(K, np.int64)
     wnew = np.zeros(K, np.uint8)
     nreq = np.zeros(S, np.int64)
+    # input-first allocation: the VC each input port offered last that moved, and who may move now
+    irr = np.full((M, S), V - 1, np.int64)
+    able = np.zeros(K, np.uint8)
     # ejection: the candidates that eject this cycle; with eject_port one per node, held from head to tail
     ejq = np.zeros(K, np.uint8)
     ejhold = np.full(M, -1, np.int64)
@@ -244,6 +247,41 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 wovc[k] = ov
                 wnew[k] = 0
                 nreq[a] += 1
+            if input_first:
+                # each input port offers one of its VCs (round robin after the last one that moved)
+                # among those that can move now: eligible for the output VC they ask for, or an
+                # arrived packet the ejection port may take; the others wait (a lane is a port)
+                for k in range(K):
+                    able[k] = 0
+                    if ejq[k] != 0:
+                        able[k] = 1 if ejhold[n] < 0 or ejhold[n] == k else 0
+                    elif want[k] >= 0:
+                        och = (n * S + want[k]) * V + wovc[k]
+                        if wnew[k] == 1:
+                            if k < S * V:
+                                yy = k // V
+                                ch = (up[yy, n] * S + yy) * V + (k % V)
+                                p = bpkt[ch, bhead[ch]]
+                            else:
+                                p = lpkt[n, k - S * V]
+                            need = 1 if wormhole else psize[p]
+                            able[k] = 1 if owner[och] == 0 and credits[och] >= need else 0
+                        else:
+                            able[k] = 1 if credits[och] >= 1 else 0
+                for y in range(S):
+                    g = -1
+                    for i in range(1, V + 1):
+                        v = (irr[n, y] + i) % V
+                        if able[y * V + v] != 0:
+                            g = v
+                            break
+                    for v in range(V):
+                        k = y * V + v
+                        if v != g:
+                            if want[k] >= 0:
+                                nreq[want[k]] -= 1
+                            want[k] = -1
+                            ejq[k] = 0
             # ejection: every requesting candidate, or with eject_port the held one or the round-robin winner
             if eject_port:
                 g = -1
@@ -282,6 +320,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     cin[cs, ch] += 1
                     nocc[n] -= 1
                     valloc[ch] = S
+                    irr[n, y] = k % V
                 else:
                     lflit[n, j] += 1
                     lalloc[n, j] = S
@@ -353,6 +392,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         nocc[n] -= 1
                         valloc[ch] = y
                         vovc[ch] = wovc[k]
+                        irr[n, yy] = k % V
                     else:
                         j = k - S * V
                         p = lpkt[n, j]

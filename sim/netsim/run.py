@@ -25,7 +25,11 @@ from permnet.gen.errors import PermnetError, require
 from permnet.sim.netsim import kernel
 from permnet.sim.netsim.traffic import Traffic
 
-__all__ = ["Config", "Result", "Sweep", "simulate", "sweep", "loads", "zero_load_latency", "NetsimDeadlock"]
+__all__ = ["ALLOCATORS", "Config", "Result", "Sweep", "simulate", "sweep", "loads", "zero_load_latency",
+           "NetsimDeadlock"]
+
+# the router's allocation (the package docstring states both)
+ALLOCATORS = ("combined", "input-first")
 
 
 class NetsimDeadlock(PermnetError):
@@ -44,6 +48,7 @@ class Config:
     ejection: str = "vc"            # "vc": one flit per input VC per cycle; "port": one flit per node per cycle
     link_stages: int = 0            # registers on each link's forward path: a hop takes 1 + link_stages cycles
     credit_stages: int = 0          # registers on each credit's way back: a credit takes 1 + credit_stages cycles
+    allocator: str = "combined"     # "combined" (no input-port limit) or "input-first" (one VC per input port per cycle)
     queue: int = 256                # source-queue capacity in packets per node
     warmup: int = 500
     cycles: int = 2000              # measurement window
@@ -66,6 +71,8 @@ class Config:
         require(isinstance(self.credit_stages, int) and 0 <= self.credit_stages <= 16,
                 f"credit stages must be 0..16, got {self.credit_stages}")
         require(self.ejection in ("vc", "port"), f"ejection must be vc or port, got {self.ejection!r}")
+        require(self.allocator in ALLOCATORS,
+                f"allocator must be {' or '.join(ALLOCATORS)}, got {self.allocator!r}")
         require(self.lanes is None or 1 <= self.lanes <= 64, f"lanes must be 1..64, got {self.lanes}")
         require(1 <= self.queue <= 1 << 16, f"queue must be 1..65536 packets, got {self.queue}")
         require(0 <= self.warmup <= 10**7 and 1 <= self.cycles <= 10**7,
@@ -243,7 +250,7 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
         cfg.packet_size, traffic.hot, traffic.hot_frac,
         traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc, ts, td, tsz, warmup, window, max_cycles,
         cfg.timeout, cfg.seed, cfg.log, cfg.ejection == "port", cfg.link_stages,
-        cfg.credit_stages)
+        cfg.credit_stages, cfg.allocator == "input-first")
     st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = max(st["measured_done"], 1)
     if traffic.kind == kernel.TRACE:

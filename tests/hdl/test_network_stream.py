@@ -118,11 +118,11 @@ def split_packets(got):
     return out
 
 
-def network(topo, M, S, router, buffer=4, switching="vct", plane_set=None):
+def network(topo, M, S, router, buffer=4, switching="vct", plane_set=None, **kw):
     t = tables.network(topo, M, S).table
     routes = NetworkRoutes(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), router)
     return t, NetworkStream(routes, vcs=t.max_hops, buffer=buffer, wormhole=switching == "wormhole", flit_width=W,
-                            max_packet=4, plane_set=plane_set)
+                            max_packet=4, plane_set=plane_set, **kw)
 
 
 def check_delivery(packets, got, M):
@@ -144,16 +144,21 @@ def stalls(got):
     return sum(1 for beats in got.values() for (a, *_), (b, *_) in zip(beats, beats[1:]) if b > a + 1)
 
 
-@pytest.mark.parametrize("topo,M,S,router,switching,buffer", [("ldi", 9, 3, "nexthop", "vct", 4),
-                                                              ("ldi", 8, 2, "table", "wormhole", 2)])
-def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switching, buffer):
+@pytest.mark.parametrize("topo,M,S,router,switching,buffer,kw", [
+    ("ldi", 9, 3, "nexthop", "vct", 4, {}),
+    ("ldi", 8, 2, "table", "wormhole", 2, {}),
+    ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "input-first"}),
+    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1})])
+def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switching, buffer, kw):
     """Phase 1, tready always high, random injection gaps: each packet's delivery cycle (the
     cycle after its tail leaves) is the simulator's for a trace that creates it the cycle after
     its last beat was taken, with one lane and one ejection port per node. Phase 2, random
     gaps and tready high 40 % of the cycles: every packet once, at its destination, its tdest
     the source, its words in order (wormhole packets longer than 2-flit buffers included); with
-    M = 9 one packet names node 12, which is dropped and raises ``dest_error``."""
-    t, dut = network(topo, M, S, router, buffer, switching)
+    M = 9 one packet names node 12, which is dropped and raises ``dest_error``. The same with
+    the input-first allocator (one VC per input port per cycle, buffers in a LUT RAM per port)
+    and with link and credit stages, against the simulator's same options."""
+    t, dut = network(topo, M, S, router, buffer, switching, **kw)
     exact = make_packets(M, 5, 4, seed=2 * M)
     pressed = make_packets(M, 4, 4, seed=M, first_uid=1000)
     if M == 9:
@@ -165,7 +170,7 @@ def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switch
     text = "".join("{} {} {} {}\n".format(*created[u]) for u in order)
     ref = netsim.simulate(tables.network(topo, M, S), netsim.parse_trace(text, M), 1.0,
                           netsim.Config(vcs=t.max_hops, buffer=buffer, switching=switching, lanes=1,
-                                        ejection="port", log=len(order) + 1))
+                                        ejection="port", log=len(order) + 1, **kw))
     want = {order[int(a[0])]: int(a[4]) for a in ref.log}
     assert len(want) == len(order) and done == want
     contention = sum(int(a[4] - a[3]) > int(a[5] + a[6]) for a in ref.log)
