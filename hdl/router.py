@@ -160,7 +160,7 @@ class Router(wiring.Component):
                  link_stages: int = 0, credit_stages: int = 0, cells: str = "generic", allocator: str = "combined"):
         require(allocator in ALLOCATORS, f"unknown allocator {allocator!r} (one of {', '.join(ALLOCATORS)})")
         require(allocator == "combined" or eject == "port",
-                "the input-first allocator needs one ejection port (eject='port', the stream endpoints)")
+                "the input-first allocator needs one ejection port (--eject port, as the stream endpoints have)")
         require(isinstance(link_stages, int) and 0 <= link_stages <= 16,
                 f"link stages must be 0..16, got {link_stages}")
         require(isinstance(credit_stages, int) and 0 <= credit_stages <= 16,

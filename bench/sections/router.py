@@ -26,6 +26,9 @@ ROUTERS = [
     ("router LDI(16,4) node 0, S=4, 2 VCs, 4 flits, W=32", {}, "as `permnet synth router -M 16 -S 4`"),
     ("the same, --link-stages 1 --credit-stages 1", {"link_stages": 1, "credit_stages": 1},
      "registered link and credit outputs"),
+    ("the same, --allocator input-first --link-stages 1 --credit-stages 1",
+     {"link_stages": 1, "credit_stages": 1, "allocator": "input-first"},
+     "one VC per input port per cycle, buffers in LUT RAM"),
 ]
 
 # (name, permnet.rtlnet.network keyword arguments, target)

@@ -48,6 +48,7 @@ def test_rtl_network_stream_lints(tmp_path):
     (["--endpoints", "stream", "--max-size", "8"], "--buffer (4) >= --max-size (8)"),
     (["--endpoints", "stream", "--vcs", "1"], "below the longest route"),
     (["--endpoints", "stream", "--trace", "t.txt"], "streams take no trace"),
+    (["--allocator", "input-first"], "--allocator input-first needs --endpoints stream"),
 ])
 def test_rtl_network_stream_bad_input(tmp_path, args, needle):
     p = run("rtl", "network", "-M", 8, "-S", 2, *args, "-o", "out/x.v", cwd=tmp_path, check=False)
