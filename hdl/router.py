@@ -464,12 +464,8 @@ class Router(wiring.Component):
             sources = [{**{f: c[f] for f in FIELDS}, "hop_out": c["hop_out"]} for c in cand]
             group, ports = list(range(K)), []
         G = len(sources)
-
-        def source_onehot(onehot):
-            """The one-hot source list of a one-hot candidate list."""
-            return [Cat(*(onehot[k] for k in range(K) if group[k] == g)).any() for g in range(G)]
-
-        ejected = self._eject(m, cand, eject_req, ehold, eheld, sources, source_onehot)
+        members = [[k for k in range(K) if group[k] == g] for g in range(G)]
+        ejected = self._eject(m, cand, eject_req, ehold, eheld, sources, members)
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
         link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
@@ -480,10 +476,7 @@ class Router(wiring.Component):
             m.d.sync += [held[g][f].eq(flits[g][f]) for g in range(G) for f in FIELDS]
             flits = held
         for y in range(S):
-            gv, grant, gk, advance = self._round_robin(m, f"a{n}_{y}", elig[y])
-            if G != K:
-                gk = Signal(bits(G - 1), name=f"ag{n}_{y}")
-                m.d.comb += gk.eq(Cat(*self._onehot_index(source_onehot(grant))))
+            gv, grant, gk, advance = self._arbitrate(m, f"a{n}_{y}", elig[y], members)
             for k in range(K):
                 sent_terms[k].append(grant[k])
 
@@ -600,8 +593,8 @@ class Router(wiring.Component):
         """Input-first allocation (``allocator="input-first"``): each input port offers one VC,
         round robin after the last of its VCs that moved, among those that can move now (``elig``
         on some plane, or an arrived packet the ejection port may take: none is held, or it is
-        the held one); the output and ejection arbiters see only offered VCs (a lane is a port
-        of its own, always offered). A port's buffers then need one read: the fields other than
+        the held one); the output and ejection arbiters then choose among the ports (round
+        robin over ports: the S input ports, then the lanes, each lane a port of its own). A port's buffers then need one read: the fields other than
         the head register's sit in one LUT RAM per port (``V B`` entries, address ``(vc,
         slot)``; on ECP5 distributed RAM), written as a flit arrives, read at the offered VC's
         head. Returns ``(elig, eject_req, sources, group, ports)``: the offered-only requests,
@@ -660,18 +653,33 @@ class Router(wiring.Component):
             req.append(r)
         return masked, req, sources, group, ports
 
-    def _eject(self, m, cand, req, hold, held, sources, source_onehot):
+    def _arbitrate(self, m, name, requests, members):
+        """A round-robin arbiter over the flit sources (:meth:`_round_robin`): source g asks when
+        one of its candidates ``members[g]`` asks (with input-first at most one does, the VC
+        its port offers). Returns ``(any, grant, index, advance)`` with ``grant`` one-hot over
+        the candidates and ``index`` the granted source's."""
+        if all(len(ks) == 1 for ks in members):
+            return self._round_robin(m, name, [requests[ks[0]] for ks in members])
+        gv, pgrant, gk, advance = self._round_robin(m, name, [Cat(*(requests[k] for k in ks)).any() for ks in members])
+        grant = [None] * len(requests)
+        for g, ks in enumerate(members):
+            for k in ks:
+                grant[k] = Signal(name=f"{name}_c{k}")
+                m.d.comb += grant[k].eq(pgrant[g] & requests[k])
+        return gv, grant, gk, advance
+
+    def _eject(self, m, cand, req, hold, held, sources, members):
         """The ejection side; returns, per candidate, the signal that its flit is ejected now.
         ``req``: the candidates that ask to eject; ``hold``/``held``: the port's hold registers;
         the ejected flit is taken from ``sources`` (one per candidate, or with input-first one
-        per port, ``source_onehot`` mapping a one-hot candidate list to one over sources)."""
+        per port), source g holding candidates ``members[g]``."""
         n, K, FIELDS = self.node, self.K, self.fields
         if self.eject == "vc":
             for k, c in enumerate(cand):
                 m.d.comb += [self.ej[k].valid.eq(req[k])] + [self.ej[k].flit[f].eq(c[f]) for f in FIELDS]
             return list(req)
         # one ejection port: a round-robin arbiter that holds a packet from its head to its tail
-        fv, fgrant, _, advance = self._round_robin(m, f"e{n}", req)
+        fv, fgrant, _, advance = self._arbitrate(m, f"e{n}", req, members)
         # the candidate offered: the held one while a packet is held, else the arbiter's grant
         offer = [Signal(name=f"eoff{n}_{k}") for k in range(K)]
         m.d.comb += [offer[k].eq(Mux(hold, held[k] & req[k], fgrant[k])) for k in range(K)]
@@ -683,7 +691,7 @@ class Router(wiring.Component):
         go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
         if len(sources) != K:
             gk = Signal(bits(len(sources) - 1), name=f"egs{n}")
-            m.d.comb += gk.eq(Cat(*self._onehot_index(source_onehot(offer))))
+            m.d.comb += gk.eq(Cat(*self._onehot_index([Cat(*(offer[k] for k in ks)).any() for ks in members])))
         m.d.comb += [out.payload[f].eq(self._pick(m, [src[f] for src in sources], gk, f"ej_{f}")) for f in FIELDS]
         m.d.comb += tail.eq(self._onehot_select(offer, [c["tail"] for c in cand]))
         for k, c in enumerate(cand):

@@ -27,7 +27,8 @@ Router model (stated, one cycle per hop)
   after the last of its VCs that moved, among those that can move this
   cycle (the output VC it asks for is free with the credits it needs, or it
   has arrived and the ejection port may take it); the output and ejection
-  arbiters then choose among the offered ones as above. A port then moves
+  arbiters then go round the ports (the S input ports, then the lanes): the
+  first port after the last one granted whose offered VC asks. A port moves
   at most one flit per cycle, so its buffers need one read port (the RTL
   keeps them in one LUT RAM per port, :class:`permnet.hdl.router.Router`).
 * A flit that arrives in cycle t may leave in cycle t + 1 at the earliest

@@ -77,6 +77,12 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     # input-first allocation: the VC each input port offered last that moved, and who may move now
     irr = np.full((M, S), V - 1, np.int64)
     able = np.zeros(K, np.uint8)
+    # ... then the output and ejection arbiters go round the ports (S input ports, then the
+    # lanes): the candidate each port offers, and per plane and node the last port granted
+    G = S + lanes
+    offer = np.full(G, -1, np.int64)
+    prr = np.full((M, S), G - 1, np.int64)
+    pejrr = np.full(M, G - 1, np.int64)
     # ejection: the candidates that eject this cycle; with eject_port one per node, held from head to tail
     ejq = np.zeros(K, np.uint8)
     ejhold = np.full(M, -1, np.int64)
@@ -275,6 +281,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         if able[y * V + v] != 0:
                             g = v
                             break
+                    offer[y] = -1 if g < 0 else y * V + g
                     for v in range(V):
                         k = y * V + v
                         if v != g:
@@ -288,6 +295,13 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 if ejhold[n] >= 0:
                     if ejq[ejhold[n]] != 0:
                         g = ejhold[n]
+                elif input_first:
+                    for i in range(1, G + 1):
+                        gp = (pejrr[n] + i) % G
+                        k = offer[gp] if gp < S else S * V + gp - S
+                        if k >= 0 and ejq[k] != 0:
+                            g = k
+                            break
                 else:
                     for i in range(1, K + 1):
                         k = (ejrr[n] + i) % K
@@ -298,6 +312,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     ejq[k] = 1 if k == g else 0
                 if g >= 0:
                     ejrr[n] = g
+                    pejrr[n] = g // V if g < S * V else S + g - S * V
             for k in range(K):
                 if ejq[k] == 0:
                     continue
@@ -359,8 +374,14 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 if nreq[y] == 0:
                     continue
                 start = rr[n, y]
-                for i in range(1, K + 1):
-                    k = (start + i) % K
+                for i in range(1, (G if input_first else K) + 1):
+                    if input_first:
+                        gp = (prr[n, y] + i) % G
+                        k = offer[gp] if gp < S else S * V + gp - S
+                        if k < 0:
+                            continue
+                    else:
+                        k = (start + i) % K
                     if want[k] != y:
                         continue
                     och = (n * S + y) * V + wovc[k]
@@ -380,6 +401,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         continue
                     # grant: move one flit from request k to channel och
                     rr[n, y] = k
+                    prr[n, y] = k // V if k < S * V else S + k - S * V
                     if k < S * V:
                         yy = k // V
                         ch = (up[yy, n] * S + yy) * V + (k % V)
