@@ -253,27 +253,30 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 wovc[k] = ov
                 wnew[k] = 0
                 nreq[a] += 1
+            # who can move now: a request whose output VC is free (a head) and has the credits it
+            # needs (the whole packet with virtual cut-through, else one), or an arrived packet
+            # the ejection port may take (none is held, or it is the held one). No grant of this
+            # cycle changes another output's owner or credits, so this holds for the whole cycle.
+            for k in range(K):
+                able[k] = 0
+                if ejq[k] != 0:
+                    able[k] = 1 if not eject_port or ejhold[n] < 0 or ejhold[n] == k else 0
+                elif want[k] >= 0:
+                    och = (n * S + want[k]) * V + wovc[k]
+                    if wnew[k] == 1:
+                        if k < S * V:
+                            yy = k // V
+                            ch = (up[yy, n] * S + yy) * V + (k % V)
+                            p = bpkt[ch, bhead[ch]]
+                        else:
+                            p = lpkt[n, k - S * V]
+                        need = 1 if wormhole else psize[p]
+                        able[k] = 1 if owner[och] == 0 and credits[och] >= need else 0
+                    else:
+                        able[k] = 1 if credits[och] >= 1 else 0
             if input_first:
                 # each input port offers one of its VCs (round robin after the last one that moved)
-                # among those that can move now: eligible for the output VC they ask for, or an
-                # arrived packet the ejection port may take; the others wait (a lane is a port)
-                for k in range(K):
-                    able[k] = 0
-                    if ejq[k] != 0:
-                        able[k] = 1 if ejhold[n] < 0 or ejhold[n] == k else 0
-                    elif want[k] >= 0:
-                        och = (n * S + want[k]) * V + wovc[k]
-                        if wnew[k] == 1:
-                            if k < S * V:
-                                yy = k // V
-                                ch = (up[yy, n] * S + yy) * V + (k % V)
-                                p = bpkt[ch, bhead[ch]]
-                            else:
-                                p = lpkt[n, k - S * V]
-                            need = 1 if wormhole else psize[p]
-                            able[k] = 1 if owner[och] == 0 and credits[och] >= need else 0
-                        else:
-                            able[k] = 1 if credits[och] >= 1 else 0
+                # among those that can move now; the others wait (a lane is a port)
                 for y in range(S):
                     g = -1
                     for i in range(1, V + 1):
@@ -382,23 +385,9 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                             continue
                     else:
                         k = (start + i) % K
-                    if want[k] != y:
+                    if want[k] != y or able[k] == 0:
                         continue
                     och = (n * S + y) * V + wovc[k]
-                    if wnew[k] == 1:
-                        if owner[och] != 0:
-                            continue
-                        if k < S * V:
-                            yy = k // V
-                            ch = (up[yy, n] * S + yy) * V + (k % V)
-                            p = bpkt[ch, bhead[ch]]
-                        else:
-                            p = lpkt[n, k - S * V]
-                        need = 1 if wormhole else psize[p]
-                        if credits[och] < need:
-                            continue
-                    elif credits[och] < 1:
-                        continue
                     # grant: move one flit from request k to channel och
                     rr[n, y] = k
                     prr[n, y] = k // V if k < S * V else S + k - S * V
