@@ -211,11 +211,16 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
         for n in range(M):
             if nocc[n] == 0 and nlane[n] == 0:
                 continue
-            # requests, ejection
+            # requests, ejection, and who can move now (``able``): a request whose output VC is
+            # free (a head) and has the credits it needs (the whole packet with virtual cut-through,
+            # else one), or an arrived packet the ejection port may take (none is held, or it is
+            # the held one). No grant of this cycle changes another output's owner or credits, so
+            # this holds for the whole cycle.
             for y in range(S):
                 nreq[y] = 0
             for k in range(K):
                 want[k] = -1
+                able[k] = 0
                 if k < S * V:
                     y = k // V
                     ch = (up[y, n] * S + y) * V + (k % V)
@@ -245,35 +250,19 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         wovc[k] = min(hop, V - 1)
                         wnew[k] = 1
                         nreq[want[k]] += 1
+                        och = (n * S + want[k]) * V + wovc[k]
+                        need = 1 if wormhole else psize[p]
+                        able[k] = 1 if owner[och] == 0 and credits[och] >= need else 0
                         continue
                 if a == S:
                     ejq[k] = 1
+                    able[k] = 1 if not eject_port or ejhold[n] < 0 or ejhold[n] == k else 0
                     continue
                 want[k] = a
                 wovc[k] = ov
                 wnew[k] = 0
                 nreq[a] += 1
-            # who can move now: a request whose output VC is free (a head) and has the credits it
-            # needs (the whole packet with virtual cut-through, else one), or an arrived packet
-            # the ejection port may take (none is held, or it is the held one). No grant of this
-            # cycle changes another output's owner or credits, so this holds for the whole cycle.
-            for k in range(K):
-                able[k] = 0
-                if ejq[k] != 0:
-                    able[k] = 1 if not eject_port or ejhold[n] < 0 or ejhold[n] == k else 0
-                elif want[k] >= 0:
-                    och = (n * S + want[k]) * V + wovc[k]
-                    if wnew[k] == 1:
-                        if k < S * V:
-                            yy = k // V
-                            ch = (up[yy, n] * S + yy) * V + (k % V)
-                            p = bpkt[ch, bhead[ch]]
-                        else:
-                            p = lpkt[n, k - S * V]
-                        need = 1 if wormhole else psize[p]
-                        able[k] = 1 if owner[och] == 0 and credits[och] >= need else 0
-                    else:
-                        able[k] = 1 if credits[och] >= 1 else 0
+                able[k] = 1 if credits[(n * S + a) * V + ov] >= 1 else 0
             if input_first:
                 # each input port offers one of its VCs (round robin after the last one that moved)
                 # among those that can move now; the others wait (a lane is a port)
@@ -338,7 +327,8 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     cin[cs, ch] += 1
                     nocc[n] -= 1
                     valloc[ch] = S
-                    irr[n, y] = k % V
+                    if input_first:
+                        irr[n, y] = k % V
                 else:
                     lflit[n, j] += 1
                     lalloc[n, j] = S
@@ -390,7 +380,8 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     och = (n * S + y) * V + wovc[k]
                     # grant: move one flit from request k to channel och
                     rr[n, y] = k
-                    prr[n, y] = k // V if k < S * V else S + k - S * V
+                    if input_first:
+                        prr[n, y] = k // V if k < S * V else S + k - S * V
                     if k < S * V:
                         yy = k // V
                         ch = (up[yy, n] * S + yy) * V + (k % V)
@@ -403,7 +394,8 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         nocc[n] -= 1
                         valloc[ch] = y
                         vovc[ch] = wovc[k]
-                        irr[n, yy] = k % V
+                        if input_first:
+                            irr[n, yy] = k % V
                     else:
                         j = k - S * V
                         p = lpkt[n, j]
