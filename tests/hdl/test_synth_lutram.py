@@ -37,6 +37,17 @@ class AsyncReadMemory(wiring.Component):
         return m
 
 
+@pytest.mark.parametrize("reads", [1, 2])
+def test_an_async_read_memory_is_dpr16x4_cells_and_their_lut4_sites(reads):
+    width = 8
+    r = synth.synthesize(AsyncReadMemory(width, reads), "ecp5")
+    cells = reads * -(-width // DPR_BITS)
+    assert r["lutram"] == cells
+    # luts (the placed LUT4 sites less the output chain) hold at least the RAM's sites
+    assert r["luts"] >= DPR_SITES * cells
+    assert "fits" not in r and r["fmax_mhz"] is not None
+
+
 @pytest.mark.parametrize("target,pin", [("ecp5", "G2"), ("ice40", "35")])
 def test_nextpnr_places_clk_on_the_boards_clock_pin(target, pin):
     """nextpnr's log names the Bel it gave the constrained ``clk`` (so the constraint matched a cell)."""
