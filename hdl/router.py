@@ -129,6 +129,13 @@ class Router(wiring.Component):
     * Credits (C = 0): a buffer pop in cycle t raises ``credit`` in t; the upstream counter
       has it back from t + 1 (the simulator's "credit visible the cycle after the pop").
 
+    Allocation (``allocator``, the simulator's ``Config.allocator``): ``"combined"`` lets every
+    input VC move in a cycle (9 candidates per output multiplexer at S = 4, V = 2, one lane);
+    ``"input-first"`` (needs ``eject="port"``) lets each input port first offer one of its VCs,
+    then the output and ejection arbiters go round the ports (:meth:`_input_first`): a port
+    moves one flit per cycle, its buffers' fields other than the head register's sit in one
+    LUT RAM per port, and the multiplexers take S + lanes inputs. Same timing otherwise.
+
     ``cells="ecp5"`` builds the datapath multiplexers (buffer reads, the S output
     multiplexers, the ejection multiplexer) of hand-mapped ECP5 cells
     (:mod:`permnet.hdl.muxtree`; synthesis only), ``"generic"`` of plain Amaranth.
@@ -153,7 +160,7 @@ class Router(wiring.Component):
     no flit in a link stage, no credit in a credit stage; with no injection, an idle router stays idle until a flit comes.
 
     After construction ``buffers[y, v]`` holds the signals of input buffer (y, v) (``ent``: the
-    entries as dicts of field signals, ``head``, ``count``), for fault injection in tests."""
+    entries as dicts of field signals, with input-first only the head register's fields, ``head``, ``count``), for fault injection in tests."""
 
     def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
                  size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
