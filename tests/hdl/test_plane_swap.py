@@ -25,7 +25,7 @@ from permnet.planeload import swap_load
 W = 16
 
 
-def swap_network(M, S, router, kind, planes=None, link_stages=0):
+def swap_network(M, S, router, kind, planes=None, link_stages=0, allocator="combined"):
     t = tables.network("ldi", M, S).table
     planes = t.planes if planes is None else np.asarray(planes)
     t = tables.ldi_table(M, S, planes)
@@ -33,7 +33,7 @@ def swap_network(M, S, router, kind, planes=None, link_stages=0):
                            max_hops=t.max_hops)
     return routes, NetworkStream(routes, vcs=t.max_hops, buffer=4, flit_width=W, max_packet=4,
                                  plane_set=plane_set_factory(kind, planes.tolist()), swap=True,
-                                 link_stages=link_stages)
+                                 link_stages=link_stages, allocator=allocator)
 
 
 def packets_for(nodes, per_node, seed, first_uid):
@@ -168,11 +168,13 @@ def check_swap(rec, M, swap_at):
     return commit
 
 
-def test_swap_to_another_decomposition_loses_nothing():
+@pytest.mark.parametrize("allocator", ["combined", "input-first"])
+def test_swap_to_another_decomposition_loses_nothing(allocator):
     """LDI(9,3), next-hop router, crossbar planes: the residue decomposition swapped for the
-    colouring one (other planes, so other link-to-plane maps) mid-traffic."""
+    colouring one (other planes, so other link-to-plane maps) mid-traffic; with either
+    allocator (input-first: the buffers in LUT RAM drain as the flip-flops do)."""
     M, S = 9, 3
-    routes, dut = swap_network(M, S, "nexthop", "crossbar")
+    routes, dut = swap_network(M, S, "nexthop", "crossbar", allocator=allocator)
     new = ldi_planes(M, S, "colouring").planes
     assert not np.array_equal(new, np.asarray(routes.planes))
     load = swap_load(new, routes, "crossbar")
