@@ -41,6 +41,10 @@ NETWORKS = [
      ">= 100 MHz, fits with room to spare"),
     ("LDI(64,4) W=32, wire planes, stream endpoints, --link-stages 1 --credit-stages 1",
      dict(M=64, S=4, flit_width=32, planes="wires", link_stages=1, credit_stages=1), ">= 100 MHz on one ECP5-85"),
+    ("LDI(16,4) W=32, wire planes, stream endpoints, --link-stages 1 --credit-stages 1, --allocator input-first "
+     "(the target's network without its crossbar planes)",
+     dict(M=16, S=4, flit_width=32, planes="wires", link_stages=1, credit_stages=1, allocator="input-first"),
+     "report"),
     ("LDI(8,2) W=32, run-time crossbar planes, stream endpoints, --link-stages 1 --credit-stages 1, "
      "--allocator input-first (a network that fits: its Fmax)",
      dict(M=8, S=2, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="input-first"),
