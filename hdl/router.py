@@ -464,14 +464,14 @@ class Router(wiring.Component):
         eheld = [Signal(name=f"eheld{n}_{k}") for k in range(K)]     # one-hot: the packet held
         eject_req = [c["eject"] for c in cand]
         # the flit each candidate would send (the hop count advanced on a head), or with input-first
-        # each port's offered flit (``sources``), and which source each candidate is
+        # each port's offered flit (``sources``), and the candidates of each source (``members``)
         if self.allocator == "input-first":
-            elig, eject_req, sources, group, ports = self._input_first(m, cand, elig, eject_req, ehold, eheld, fifo)
+            elig, eject_req, sources, members, advances = self._input_first(m, cand, elig, eject_req, ehold, eheld,
+                                                                            fifo)
         else:
             sources = [{**{f: c[f] for f in FIELDS}, "hop_out": c["hop_out"]} for c in cand]
-            group, ports = list(range(K)), []
+            members, advances = [[k] for k in range(K)], []
         G = len(sources)
-        members = [[k for k in range(K) if group[k] == g] for g in range(G)]
         ejected = self._eject(m, cand, eject_req, ehold, eheld, sources, members)
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
@@ -562,7 +562,7 @@ class Router(wiring.Component):
                 with m.Elif(sent):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
         # input-first: a port's round robin moves on when the VC it offered moved
-        for ks, advance in ports:
+        for ks, advance in zip(members, advances):
             with m.If(Cat(*(moved[k] for k in ks)).any()):
                 m.d.sync += advance
         # input buffers: pointer and entry updates (pushes come from the upstream arbiters)
@@ -601,12 +601,13 @@ class Router(wiring.Component):
         round robin after the last of its VCs that moved, among those that can move now (``elig``
         on some plane, or an arrived packet the ejection port may take: none is held, or it is
         the held one); the output and ejection arbiters then choose among the ports (round
-        robin over ports: the S input ports, then the lanes, each lane a port of its own). A port's buffers then need one read: the fields other than
-        the head register's sit in one LUT RAM per port (``V B`` entries, address ``(vc,
+        robin over ports: the S input ports, then the lanes, each lane a port of its own). A
+        port's buffers then need one read: the fields other than the head register's sit in one
+        LUT RAM per port (``V B`` entries, address ``(vc,
         slot)``; on ECP5 distributed RAM), written as a flit arrives, read at the offered VC's
-        head. Returns ``(elig, eject_req, sources, group, ports)``: the offered-only requests,
-        one flit source per port then per lane, the source of each candidate, and per port its
-        candidates with the statements that make the offered one the last that moved."""
+        head. Returns ``(elig, eject_req, sources, members, advances)``: the offered-only
+        requests, one flit source per port then per lane, the candidates of each source, and per
+        input port the statements that make the VC it offered the last that moved."""
         n, S, V, B, K, FIELDS = self.node, self.S, self.V, self.B, self.K, self.fields
         ok = []
         for k, c in enumerate(cand):
@@ -614,16 +615,16 @@ class Router(wiring.Component):
             m.d.comb += o.eq(Cat(*(elig[y][k] for y in range(S))).any() | (eject_req[k] & (~hold | held[k])))
             ok.append(o)
         offered = [Const(1, 1)] * K
-        sources, group, ports = [], [], []
+        sources, members, advances = [], [], []
         bb, vw = bits(B - 1), (V - 1).bit_length()
         width = sum(self.widths[f] for f in self.ram_fields)
         for y in range(S):
             ks = [y * V + v for v in range(V)]
             _, grant, gk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] for k in ks])
-            ports.append((ks, advance))
+            members.append(ks)
+            advances.append(advance)
             for v, k in enumerate(ks):
                 offered[k] = grant[v]
-            group += [y] * V
             link = self.i[y]
             mem = m.submodules[f"ram{y}"] = Memory(shape=width, depth=B << vw, init=[])
             wr, rd = mem.write_port(), mem.read_port(domain="comb")
@@ -644,7 +645,7 @@ class Router(wiring.Component):
             sources.append(src)
         for k in range(S * V, K):
             c = cand[k]
-            group.append(len(sources))
+            members.append([k])
             sources.append({**{f: c[f] for f in FIELDS}, "hop_out": c["hop_out"]})
         masked = []
         for y in range(S):
@@ -658,7 +659,7 @@ class Router(wiring.Component):
             r = Signal(name=f"er{n}_{k}")
             m.d.comb += r.eq(eject_req[k] & offered[k])
             req.append(r)
-        return masked, req, sources, group, ports
+        return masked, req, sources, members, advances
 
     def _arbitrate(self, m, name, requests, members):
         """A round-robin arbiter over the flit sources (:meth:`_round_robin`): source g asks when
