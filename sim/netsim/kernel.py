@@ -78,9 +78,14 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     irr = np.full((M, S), V - 1, np.int64)
     able = np.zeros(K, np.uint8)
     # ... then the output and ejection arbiters go round the ports (S input ports, then the
-    # lanes): the candidate each port offers, and per plane and node the last port granted
+    # lanes): each candidate's port, the candidate each port offers (a lane always its own),
+    # and per plane and node the last port granted
     G = S + lanes
+    port = np.empty(K, np.int64)
+    for k in range(K):
+        port[k] = k // V if k < S * V else S + k - S * V
     offer = np.full(G, -1, np.int64)
+    offer[S:] = np.arange(S * V, K)
     prr = np.full((M, S), G - 1, np.int64)
     pejrr = np.full(M, G - 1, np.int64)
     # ejection: the candidates that eject this cycle; with eject_port one per node, held from head to tail
@@ -290,7 +295,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 elif input_first:
                     for i in range(1, G + 1):
                         gp = (pejrr[n] + i) % G
-                        k = offer[gp] if gp < S else S * V + gp - S
+                        k = offer[gp]
                         if k >= 0 and ejq[k] != 0:
                             g = k
                             break
@@ -304,7 +309,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     ejq[k] = 1 if k == g else 0
                 if g >= 0:
                     ejrr[n] = g
-                    pejrr[n] = g // V if g < S * V else S + g - S * V
+                    pejrr[n] = port[g]
             for k in range(K):
                 if ejq[k] == 0:
                     continue
@@ -370,7 +375,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 for i in range(1, (G if input_first else K) + 1):
                     if input_first:
                         gp = (prr[n, y] + i) % G
-                        k = offer[gp] if gp < S else S * V + gp - S
+                        k = offer[gp]
                         if k < 0:
                             continue
                     else:
@@ -381,7 +386,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     # grant: move one flit from request k to channel och
                     rr[n, y] = k
                     if input_first:
-                        prr[n, y] = k // V if k < S * V else S + k - S * V
+                        prr[n, y] = port[k]
                     if k < S * V:
                         yy = k // V
                         ch = (up[yy, n] * S + yy) * V + (k % V)
