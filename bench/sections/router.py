@@ -82,7 +82,7 @@ def _network_row(name, kw, target):
     except PermnetError as err:
         return [name, "-", "-", "-", f"not synthesized: {err}", target]
     fmax = rep["fmax_mhz"] if rep.get("fits", True) else \
-        f"does not fit: {rep['lut4']:,} LUT4 of {rep['capacity']['lut4']:,} (yosys, no place and route)"
+        f"does not fit: {rep['luts']:,} LUT4 sites of {rep['capacity']['lut4']:,} (yosys, no place and route)"
     return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], fmax, target]
 
 
