@@ -176,12 +176,12 @@ def gen_hil(uart_divisor=None, **options):
 
 
 ALLOCATOR_HELP = ("combined: every input VC may move each cycle; input-first: each input port offers one VC "
-                  "per cycle, its buffers in one LUT RAM (streams only; permnet netsim --allocator)")
+                  "per cycle, its buffers in one LUT RAM ({}; permnet netsim --allocator)")
 
 
 def network_options(f):
     f = click.option("--allocator", type=click.Choice(["combined", "input-first"]), default="combined",
-                     show_default=True, help=ALLOCATOR_HELP)(f)
+                     show_default=True, help=ALLOCATOR_HELP.format("streams only"))(f)
     f = click.option("--credit-stages", type=int, default=0, show_default=True,
                      help="registers on every credit's way back (a credit takes 1 + this many cycles)")(f)
     f = click.option("--planes", type=click.Choice(["wires", "crossbar", "benes"]), default="wires",
@@ -219,7 +219,7 @@ def network_options(f):
 
 def router_options(f):
     f = click.option("--allocator", type=click.Choice(["combined", "input-first"]), default="combined",
-                     show_default=True, help=ALLOCATOR_HELP.replace("streams only", "needs --eject port"))(f)
+                     show_default=True, help=ALLOCATOR_HELP.format("needs --eject port"))(f)
     f = click.option("--credit-stages", type=int, default=0, show_default=True,
                      help="registers on every input's credit return (a credit takes 1 + this many cycles)")(f)
     f = click.option("--link-stages", type=int, default=0, show_default=True,
