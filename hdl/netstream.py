@@ -97,7 +97,7 @@ class NetworkStream(wiring.Component):
     injection FIFO per node (default ``max_packet``); ``link_stages``, ``credit_stages``, ``plane_set`` and
     ``swap`` as in :class:`permnet.hdl.netip.NetworkIP`; ``allocator`` the routers'
     (:class:`permnet.hdl.router.Router`: ``"input-first"`` keeps each input port's buffers in
-    one LUT RAM).
+    one LUT RAM, ``"two-stage"`` also registers each port's offer and the ejection).
 
     Latency and back-pressure: a packet is offered to its router the cycle after its last
     beat is taken (store and forward at the injector); from there the routers' timing holds

@@ -28,7 +28,7 @@ __all__ = ["Router", "ALLOCATORS", "EJECT_MODES", "bits", "flit_layout", "link_s
 EJECT_MODES = ("vc", "port")
 # the allocation (``permnet.sim.netsim``'s ``Config.allocator``): every input VC may move in a cycle,
 # or each input port first offers one of its VCs (its buffers then sit in one LUT RAM per port)
-ALLOCATORS = ("combined", "input-first")
+ALLOCATORS = ("combined", "input-first", "two-stage")
 # the fields of a buffer's head flit that the allocation reads, kept in a register per buffer
 HEAD_FIELDS = ("hop", "size", "idx")
 
@@ -135,6 +135,14 @@ class Router(wiring.Component):
     then the output and ejection arbiters go round the ports (:meth:`_input_first`): a port
     moves one flit per cycle, its buffers' fields other than the head register's sit in one
     LUT RAM per port, and the multiplexers take S + lanes inputs. Same timing otherwise.
+    ``"two-stage"`` is input-first split over two cycles: each port's offer is a register,
+    chosen in cycle t among the VCs that can move in t and asking in t + 1 if its VC still
+    can move (so the port's arbiter and its LUT RAM read are off the allocation path), and
+    the ejection port is a register stage (the grant and the offered flits are registered,
+    multiplexed in the next cycle): a head waits one more cycle at every node, its
+    destination included, and an ejected flit reaches ``ej`` a cycle after it left its
+    buffer (``ej.ready`` low holds the register; a flit leaves its buffer when the register
+    is empty or being emptied).
 
     ``cells="ecp5"`` builds the datapath multiplexers (buffer reads, the S output
     multiplexers, the ejection multiplexer) of hand-mapped ECP5 cells
@@ -167,7 +175,7 @@ class Router(wiring.Component):
                  link_stages: int = 0, credit_stages: int = 0, cells: str = "generic", allocator: str = "combined"):
         require(allocator in ALLOCATORS, f"unknown allocator {allocator!r} (one of {', '.join(ALLOCATORS)})")
         require(allocator == "combined" or eject == "port",
-                "the input-first allocator needs one ejection port (--eject port, as the stream endpoints have)")
+                f"the {allocator} allocator needs one ejection port (--eject port, as the stream endpoints have)")
         require(isinstance(link_stages, int) and 0 <= link_stages <= 16,
                 f"link stages must be 0..16, got {link_stages}")
         require(isinstance(credit_stages, int) and 0 <= credit_stages <= 16,
@@ -204,7 +212,7 @@ class Router(wiring.Component):
         super().__init__(members)
         n, B = self.node, buffer
         # input-first: a buffer entry's other fields live in its port's LUT RAM (``ram[y]``)
-        kept = HEAD_FIELDS if allocator == "input-first" else None
+        kept = HEAD_FIELDS if allocator != "combined" else None
         self.ram_fields = tuple(f for f in self.fields if kept and f not in kept)
         self.buffers = {
             (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}", kept) for i in range(B)],
@@ -333,14 +341,15 @@ class Router(wiring.Component):
         return Cat(*(Cat(*(g & v[b] for g, v in zip(onehot, values))).any() for b in range(len(values[0]))))
 
     @staticmethod
-    def _round_robin(m, name, requests):
+    def _round_robin(m, name, requests, last=None):
         """A round-robin arbiter: the grant goes to the lowest request above the last granted
         one, else to the lowest request. ``above`` (a register, bit k = "k is above the last
         grant") replaces a binary pointer, so the grant is two lowest-set-bit detectors and a
         choice between them (logarithmic depth) instead of a priority chain over the requests.
         Returns ``(any, grant, index, advance)``: ``grant`` one-hot (a list), ``index`` its
         binary form (for the datapath multiplexers), ``advance`` the statements that make this
-        grant the last one (the caller adds them where the grant takes effect)."""
+        grant the last one (the caller adds them where the grant takes effect), or with ``last``
+        (a one-hot list) that one."""
         K = len(requests)
         kb = bits(K - 1)
         above = Signal(K, name=f"{name}_above")        # reset: last grant K - 1, nothing above it
@@ -355,7 +364,8 @@ class Router(wiring.Component):
             first = req[k] if k == 0 else req[k] & ~req[:k].any()
             m.d.comb += grant[k].eq(first_hi | (first & ~hi.any()))
         m.d.comb += gk.eq(Cat(*Router._onehot_index(grant)))
-        advance = [above[k].eq(Cat(*grant[:k]).any()) for k in range(1, K)] + [above[0].eq(0)]
+        last = grant if last is None else last
+        advance = [above[k].eq(Cat(*last[:k]).any()) for k in range(1, K)] + [above[0].eq(0)]
         return gv, grant, gk, advance
 
     def elaborate(self, platform):
@@ -465,17 +475,17 @@ class Router(wiring.Component):
         eject_req = [c["eject"] for c in cand]
         # the flit each candidate would send (the hop count advanced on a head), or with input-first
         # each port's offered flit (``sources``), and the candidates of each source (``members``)
-        if self.allocator == "input-first":
+        if self.allocator != "combined":
             elig, eject_req, sources, members, advances = self._input_first(m, cand, elig, eject_req, ehold, eheld,
                                                                             fifo)
         else:
             sources = [{**{f: c[f] for f in FIELDS}, "hop_out": c["hop_out"]} for c in cand]
             members, advances = [[k] for k in range(K)], []
         G = len(sources)
-        ejected = self._eject(m, cand, eject_req, ehold, eheld, sources, members)
+        ejected, ej_busy = self._eject(m, cand, eject_req, ehold, eheld, sources, members)
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
-        link_valid = []     # every link and credit register that may hold a flit or a credit (idle)
+        link_valid = ej_busy    # every link, credit and ejection register that may hold a flit or a credit (idle)
         # the flits that can cross a plane, registered with link stages (see below)
         flits = [{f: src["hop_out"] if f == "hop" else src[f] for f in FIELDS} for src in sources]
         if self.link_stages:
@@ -620,7 +630,14 @@ class Router(wiring.Component):
         width = sum(self.widths[f] for f in self.ram_fields)
         for y in range(S):
             ks = [y * V + v for v in range(V)]
-            _, grant, gk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] for k in ks])
+            if self.allocator == "two-stage":
+                # the offer is registered: chosen in cycle t from what can move in t, it asks in t + 1
+                grant = [Signal(name=f"off{n}_{y}_{v}") for v in range(V)]
+                gk = Signal(bits(V - 1), name=f"offk{n}_{y}")
+                _, nxt, nk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] for k in ks], last=grant)
+                m.d.sync += [Cat(*grant).eq(Cat(*nxt)), gk.eq(nk)]
+            else:
+                _, grant, gk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] for k in ks])
             members.append(ks)
             advances.append(advance)
             for v, k in enumerate(ks):
@@ -677,7 +694,8 @@ class Router(wiring.Component):
         return gv, grant, gk, advance
 
     def _eject(self, m, cand, req, hold, held, sources, members):
-        """The ejection side; returns, per candidate, the signal that its flit is ejected now.
+        """The ejection side; returns, per candidate, the signal that its flit is ejected now, and
+        the ejection registers that may hold a flit (with ``two-stage``, the ejection stage).
         ``req``: the candidates that ask to eject; ``hold``/``held``: the port's hold registers;
         the ejected flit is taken from ``sources`` (one per candidate, or with input-first one
         per port), source g holding candidates ``members[g]``."""
@@ -685,7 +703,7 @@ class Router(wiring.Component):
         if self.eject == "vc":
             for k, c in enumerate(cand):
                 m.d.comb += [self.ej[k].valid.eq(req[k])] + [self.ej[k].flit[f].eq(c[f]) for f in FIELDS]
-            return list(req)
+            return list(req), []
         # one ejection port: a round-robin arbiter that holds a packet from its head to its tail
         fv, fgrant, _, advance = self._arbitrate(m, f"e{n}", req, members)
         # the candidate offered: the held one while a packet is held, else the arbiter's grant
@@ -700,13 +718,27 @@ class Router(wiring.Component):
         if len(sources) != K:
             gk = Signal(bits(len(sources) - 1), name=f"egs{n}")
             m.d.comb += gk.eq(Cat(*self._onehot_index([Cat(*(offer[k] for k in ks)).any() for ks in members])))
-        m.d.comb += [out.payload[f].eq(self._pick(m, [src[f] for src in sources], gk, f"ej_{f}")) for f in FIELDS]
         m.d.comb += tail.eq(self._onehot_select(offer, [c["tail"] for c in cand]))
+        if self.allocator == "two-stage":
+            # the ejection stage: the grant and every source's flit are registered when the
+            # register is empty or being emptied, and multiplexed in the next cycle
+            accept, valid = Signal(name=f"eacc{n}"), Signal(name=f"ev{n}")
+            sel = Signal(len(gk), name=f"esel{n}")
+            flits = [{f: Signal(self.widths[f], name=f"ef{n}_{g}_{f}") for f in FIELDS} for g in range(len(sources))]
+            m.d.comb += accept.eq(~valid | out.ready)
+            with m.If(accept):
+                m.d.sync += [valid.eq(gv), sel.eq(gk)]
+                m.d.sync += [fl[f].eq(src[f]) for fl, src in zip(flits, sources) for f in FIELDS]
+            m.d.comb += [out.payload[f].eq(self._pick(m, [fl[f] for fl in flits], sel, f"ej_{f}")) for f in FIELDS]
+            m.d.comb += out.valid.eq(valid)
+        else:
+            accept = out.ready
+            m.d.comb += [out.payload[f].eq(self._pick(m, [src[f] for src in sources], gk, f"ej_{f}")) for f in FIELDS]
+            m.d.comb += out.valid.eq(gv)
         for k, c in enumerate(cand):
-            m.d.comb += go[k].eq(offer[k] & out.ready)
-        m.d.comb += out.valid.eq(gv)
+            m.d.comb += go[k].eq(offer[k] & accept)
         with m.If(~hold & fv):
             m.d.sync += advance       # the held packet was the last grant from its first offer on
         with m.If(gv):
-            m.d.sync += [hold.eq(~(out.ready & tail))] + [held[k].eq(offer[k]) for k in range(K)]
-        return go
+            m.d.sync += [hold.eq(~(accept & tail))] + [held[k].eq(offer[k]) for k in range(K)]
+        return go, [valid] if self.allocator == "two-stage" else []

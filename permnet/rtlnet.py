@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits
 
-__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "NetworkPlan", "plan", "network",
+__all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "ALLOCATORS", "NetworkPlan", "plan", "network",
            "stream_network", "stream_routes", "swap_words", "router_for", "wired_network"]
 
 MAX_NODES = 64          # the RTL network is for small networks
@@ -24,6 +24,8 @@ MAX_VC_BUFFERS = 512    # M*S*vcs: elaboration time grows with it (issue 29: -M 
 MAX_FLIT_WIDTH = 1024   # payload bits per flit
 ROUTER_CHOICES = ("auto", "nexthop", "table")   # auto, then :data:`permnet.hdl.network.ROUTERS`
 ENDPOINTS = ("selftest", "stream")              # trace generators and checkers, or AXI-Stream ports
+# the routers' allocation: :data:`permnet.hdl.router.ALLOCATORS`, the simulator's ``Config.allocator``
+ALLOCATORS = ("combined", "input-first", "two-stage")
 STREAM_FLIT_WIDTH = 32                          # tdata bits when --flit-width is not given
 
 
@@ -157,7 +159,7 @@ def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_s
         require(trace is None, "--trace drives the self-test's generators; streams take no trace")
         return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages,
                               planes, planes_file, credit_stages, allocator)
-    require(allocator == "combined", "--allocator input-first needs --endpoints stream (one ejection port "
+    require(allocator == "combined", f"--allocator {allocator} needs --endpoints stream (one ejection port "
             "per node); the self-test ejects from every VC")
     flit_width = flit_width or 0
     require(0 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 0..{MAX_FLIT_WIDTH} bits, got {flit_width}")

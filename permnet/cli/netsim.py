@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, ip_family_options
+from permnet.rtlnet import ALLOCATORS
 
 TOPOLOGIES = NET_TOPOLOGIES
 
@@ -44,9 +45,10 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--credit-stages", type=int, default=0, show_default=True,
               help="registers on every credit's way back: a credit takes 1 + this many cycles (the RTL's "
                    "--credit-stages)")
-@click.option("--allocator", type=click.Choice(["combined", "input-first"]), default="combined", show_default=True,
+@click.option("--allocator", type=click.Choice(ALLOCATORS), default="combined", show_default=True,
               help="combined: every input VC may move each cycle; input-first: one VC per input port per cycle "
-                   "(the RTL's --allocator input-first, one LUT RAM per input port)")
+                   "(the RTL's --allocator input-first, one LUT RAM per input port); two-stage: input-first with "
+                   "each port's offer chosen a cycle ahead and the ejection registered (a cycle more per hop)")
 @click.option("--cycles", type=int, default=2000, show_default=True, help="measurement window (cycles)")
 @click.option("--warmup", type=int, default=500, show_default=True, help="warm-up cycles")
 @click.option("--timeout", type=int, default=1000, show_default=True, help="no-progress cycles meaning deadlock")

@@ -15,7 +15,7 @@ import click
 from permnet.cli.common import ints, ldi_options
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
-from permnet.rtlnet import ENDPOINTS, ROUTER_CHOICES
+from permnet.rtlnet import ALLOCATORS, ENDPOINTS, ROUTER_CHOICES
 
 
 def nexthop_options(f):
@@ -176,11 +176,13 @@ def gen_hil(uart_divisor=None, **options):
 
 
 ALLOCATOR_HELP = ("combined: every input VC may move each cycle; input-first: each input port offers one VC "
-                  "per cycle, its buffers in one LUT RAM ({}; permnet netsim --allocator)")
+                  "per cycle, its buffers in one LUT RAM; two-stage: input-first with each port's offer chosen "
+                  "a cycle ahead and the ejected flit registered (a cycle more per hop, a shorter critical "
+                  "path) ({}; permnet netsim --allocator)")
 
 
 def network_options(f):
-    f = click.option("--allocator", type=click.Choice(["combined", "input-first"]), default="combined",
+    f = click.option("--allocator", type=click.Choice(ALLOCATORS), default="combined",
                      show_default=True, help=ALLOCATOR_HELP.format("streams only"))(f)
     f = click.option("--credit-stages", type=int, default=0, show_default=True,
                      help="registers on every credit's way back (a credit takes 1 + this many cycles)")(f)
@@ -218,7 +220,7 @@ def network_options(f):
 
 
 def router_options(f):
-    f = click.option("--allocator", type=click.Choice(["combined", "input-first"]), default="combined",
+    f = click.option("--allocator", type=click.Choice(ALLOCATORS), default="combined",
                      show_default=True, help=ALLOCATOR_HELP.format("needs --eject port"))(f)
     f = click.option("--credit-stages", type=int, default=0, show_default=True,
                      help="registers on every input's credit return (a credit takes 1 + this many cycles)")(f)

@@ -30,7 +30,7 @@ STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_don
 @njit(cache=True, nogil=True)
 def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac, cdf,
              tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False, link_stages=0,
-             credit_stages=0, input_first=False, stop=None):
+             credit_stages=0, input_first=False, two_stage=False, stop=None):
     S, M = planes.shape
     NCH = M * S * V
     K = S * V + lanes
@@ -87,6 +87,11 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     offer = np.full(G, -1, np.int64)
     offer[S:] = np.arange(S * V, K)
     prr = np.full((M, S), G - 1, np.int64)
+    # two-stage allocation: the VC each input port offers this cycle (chosen last cycle), and the
+    # one it will offer next; its ejected flits reach the user a cycle later (a register)
+    poff = np.full((M, S), -1, np.int64)
+    nxt = np.full(S, -1, np.int64)
+    ej_delay = 1 if two_stage else 0
     pejrr = np.full(M, G - 1, np.int64)
     # ejection: the candidates that eject this cycle; with eject_port one per node, held from head to tail
     ejq = np.zeros(K, np.uint8)
@@ -215,6 +220,9 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
         # routers
         for n in range(M):
             if nocc[n] == 0 and nlane[n] == 0:
+                if two_stage:
+                    for y in range(S):
+                        poff[n, y] = -1         # an empty router offers nothing next cycle
                 continue
             # requests, ejection, and who can move now (``able``): a request whose output VC is
             # free (a head) and has the credits it needs (the whole packet with virtual cut-through,
@@ -278,7 +286,13 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         if able[y * V + v] != 0:
                             g = v
                             break
-                    offer[y] = -1 if g < 0 else y * V + g
+                    if two_stage:
+                        # the choice is next cycle's offer; this cycle's was chosen last cycle
+                        nxt[y] = -1 if g < 0 else y * V + g
+                        offer[y] = poff[n, y]
+                        g = -1 if offer[y] < 0 else offer[y] - y * V
+                    else:
+                        offer[y] = -1 if g < 0 else y * V + g
                     for v in range(V):
                         k = y * V + v
                         if v != g:
@@ -347,7 +361,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         lpkt[n, j] = -1
                         lalloc[n, j] = -1
                         nlane[n] -= 1
-                    lat = t + 1 - pt0[p]
+                    lat = t + 1 + ej_delay - pt0[p]
                     delivered += 1
                     if inwin:
                         acc_p += 1
@@ -361,7 +375,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         log[nlog, 1] = psrc[p]
                         log[nlog, 2] = pdst[p]
                         log[nlog, 3] = pt0[p]
-                        log[nlog, 4] = t + 1
+                        log[nlog, 4] = t + 1 + ej_delay
                         log[nlog, 5] = phops[p]
                         log[nlog, 6] = psize[p]
                         nlog += 1
@@ -431,6 +445,9 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         linkflits[n * S + y] += 1
                     last_progress = t
                     break
+            if two_stage:
+                for y in range(S):
+                    poff[n, y] = nxt[y]
         t += 1
         in_flight = pcap - ftop
         if in_flight > 0 and t - 1 - last_progress >= timeout:

@@ -29,7 +29,7 @@ __all__ = ["ALLOCATORS", "Config", "Result", "Sweep", "simulate", "sweep", "load
            "NetsimDeadlock"]
 
 # the router's allocation (the package docstring states both)
-ALLOCATORS = ("combined", "input-first")
+ALLOCATORS = ("combined", "input-first", "two-stage")
 
 
 class NetsimDeadlock(PermnetError):
@@ -48,7 +48,8 @@ class Config:
     ejection: str = "vc"            # "vc": one flit per input VC per cycle; "port": one flit per node per cycle
     link_stages: int = 0            # registers on each link's forward path: a hop takes 1 + link_stages cycles
     credit_stages: int = 0          # registers on each credit's way back: a credit takes 1 + credit_stages cycles
-    allocator: str = "combined"     # "combined" (no input-port limit) or "input-first" (one VC per input port per cycle)
+    allocator: str = "combined"     # "combined" (no input-port limit), "input-first" (one VC per input port per
+                                    # cycle) or "two-stage" (input-first with the port's offer chosen a cycle ahead)
     queue: int = 256                # source-queue capacity in packets per node
     warmup: int = 500
     cycles: int = 2000              # measurement window
@@ -169,13 +170,18 @@ def loads(spec: str) -> list[float]:
     return out if len(parts) == 1 else out[:n]
 
 
-def zero_load_latency(table, size: int, link_stages: int = 0) -> float:
+def zero_load_latency(table, size: int, link_stages: int = 0, allocator: str = "combined") -> float:
     """Model latency with no contention, averaged over ordered pairs of distinct nodes:
     ``hops (1 + link_stages) + size`` cycles (one cycle per hop -- route, allocate and cross the
-    link in the cycle the head arrives -- plus the link registers, then one cycle per flit to eject)."""
+    link in the cycle the head arrives -- plus the link registers, then one cycle per flit to eject).
+    With ``allocator="two-stage"`` a head waits one more cycle at every node it reaches (its port
+    offers it the cycle after it could move) and the ejection register adds one:
+    ``hops (2 + link_stages) + size + 1``."""
     M = table.M
+    extra = 1 if allocator == "two-stage" else 0
     off = ~np.eye(M, dtype=bool)
-    return float(table.length[off].mean()) * (1 + link_stages) + size if M > 1 else float(size)
+    hops = float(table.length[off].mean()) if M > 1 else 0.0
+    return hops * (1 + link_stages + extra) + size + (extra if M > 1 else 0)
 
 
 def _percentile(hist: np.ndarray, q: float) -> float:
@@ -250,7 +256,7 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
         cfg.packet_size, traffic.hot, traffic.hot_frac,
         traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc, ts, td, tsz, warmup, window, max_cycles,
         cfg.timeout, cfg.seed, cfg.log, cfg.ejection == "port", cfg.link_stages,
-        cfg.credit_stages, cfg.allocator == "input-first")
+        cfg.credit_stages, cfg.allocator != "combined", cfg.allocator == "two-stage")
     st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = max(st["measured_done"], 1)
     if traffic.kind == kernel.TRACE:
@@ -305,4 +311,4 @@ def sweep(net, traffic: Traffic, load_list, config: Config = Config(), stop_afte
         saturation = lo
         points.sort(key=lambda p: p.load)
     return Sweep(points[0].topology if points else "", traffic.name, points, saturation,
-                 zero_load_latency(table, config.packet_size, config.link_stages))
+                 zero_load_latency(table, config.packet_size, config.link_stages, config.allocator))

@@ -33,6 +33,7 @@ def test_rtl_router_ports_are_the_routers(tmp_path):
     (["--node", "8"], "--node must be a node of the network (0..7)"),
     (["--credit-stages", "17"], "credit stages must be 0..16"),
     (["--allocator", "input-first", "--eject", "vc"], "input-first allocator needs one ejection port"),
+    (["--allocator", "two-stage", "--eject", "vc"], "two-stage allocator needs one ejection port"),
 ])
 def test_rtl_router_bad_input(tmp_path, args, needle):
     p = run("rtl", "router", "-M", 8, "-S", 2, *args, "-o", "out/r.v", cwd=tmp_path, check=False)
@@ -40,15 +41,17 @@ def test_rtl_router_bad_input(tmp_path, args, needle):
     assert not (tmp_path / "out").exists()
 
 
-def test_rtl_router_input_first_keeps_each_ports_buffers_in_one_ram(tmp_path):
-    """``--allocator input-first``: per input port one memory of V B words (rounded up to a power
-    of two: 3 VCs of 4 flits, 16 words) holding the fields the head register does not keep,
-    src and dst (3 bits each) and the payload (8), written at (vc, slot) as a flit arrives."""
-    p = run("rtl", "router", "-M", 8, "-S", 2, "--flit-width", 8, "--vcs", 3, "--allocator", "input-first",
+@pytest.mark.parametrize("allocator", ["input-first", "two-stage"])
+def test_rtl_router_input_first_keeps_each_ports_buffers_in_one_ram(tmp_path, allocator):
+    """``--allocator input-first`` (and ``two-stage``): per input port one memory of V B words
+    (rounded up to a power of two: 3 VCs of 4 flits, 16 words) holding the fields the head
+    register does not keep, src and dst (3 bits each) and the payload (8), written at (vc, slot)
+    as a flit arrives."""
+    p = run("rtl", "router", "-M", 8, "-S", 2, "--flit-width", 8, "--vcs", 3, "--allocator", allocator,
             "-o", "out/r.v", cwd=tmp_path)
     assert p.stderr.strip() == "wrote out/r.v"
     text = (tmp_path / "out" / "r.v").read_text()
-    assert "//   allocator = input-first" in text
+    assert f"//   allocator = {allocator}" in text
     assert sorted(re.findall(r"reg \[(\d+):0\] (ram\d+) \[(\d+):0\];", text)) == [("13", f"ram{y}", "15")
                                                                                      for y in range(2)]
     assert re.search(r"ram0\[\{ i__0__vc, [^}]+\}\] <= ", text)

@@ -148,7 +148,9 @@ def stalls(got):
     ("ldi", 9, 3, "nexthop", "vct", 4, {}),
     ("ldi", 8, 2, "table", "wormhole", 2, {}),
     ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "input-first"}),
-    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1})])
+    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1}),
+    ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "two-stage"}),
+    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "two-stage", "link_stages": 1, "credit_stages": 1})])
 def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switching, buffer, kw):
     """Phase 1, tready always high, random injection gaps: each packet's delivery cycle (the
     cycle after its tail leaves) is the simulator's for a trace that creates it the cycle after
@@ -157,7 +159,8 @@ def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switch
     the source, its words in order (wormhole packets longer than 2-flit buffers included); with
     M = 9 one packet names node 12, which is dropped and raises ``dest_error``. The same with
     the input-first allocator (one VC per input port per cycle, buffers in a LUT RAM per port)
-    and with link and credit stages, against the simulator's same options."""
+    and the two-stage one (its offers a cycle ahead, its ejection registered), with link and
+    credit stages, against the simulator's same options."""
     t, dut = network(topo, M, S, router, buffer, switching, **kw)
     exact = make_packets(M, 5, 4, seed=2 * M)
     pressed = make_packets(M, 4, 4, seed=M, first_uid=1000)

@@ -11,10 +11,10 @@ from permnet.sim.netsim import kernel
 from netsim_helpers import compiled_equals_cpython, run_main
 
 
-@pytest.mark.parametrize("eject_port", [False, True])
-def test_compiled_loop_equals_cpython_with_input_first(eject_port):
+@pytest.mark.parametrize("eject_port,two_stage", [(False, False), (True, False), (True, True)])
+def test_compiled_loop_equals_cpython_with_input_first(eject_port, two_stage):
     stats = compiled_equals_cpython(tables.network("ldi", 9, 3).table, lanes=1, eject_port=eject_port,
-                                    input_first=True)
+                                    input_first=True, two_stage=two_stage)
     assert stats[kernel.STAT_FIELDS.index("delivered")] > 20
 
 
@@ -25,12 +25,22 @@ def _run(allocator, load, **kw):
     return net, netsim.simulate(net, netsim.pattern("uniform", 16), load, cfg)
 
 
-@pytest.mark.parametrize("allocator", netsim.ALLOCATORS)
+@pytest.mark.parametrize("allocator", ["combined", "input-first"])
 def test_zero_load_latency_is_hops_plus_size(allocator):
     """Alone in the network a packet never waits for its port: ``hops + size`` cycles either way."""
     net, r = _run(allocator, 0.002)
     assert r.measured > 0 and r.stable
     assert r.latency_avg == pytest.approx(r.hops_avg + 2)
+
+
+@pytest.mark.parametrize("link_stages", [0, 1])
+def test_two_stage_zero_load_latency(link_stages):
+    """Two-stage: a head is offered the cycle after it can move, at every node it reaches (its
+    destination included), and the ejection register adds a cycle: ``hops (2 + L) + size + 1``,
+    with the body flits following one per cycle."""
+    net, r = _run("two-stage", 0.002, link_stages=link_stages)
+    assert r.measured > 0 and r.stable
+    assert r.latency_avg == pytest.approx(r.hops_avg * (2 + link_stages) + 2 + 1)
 
 
 def test_input_first_limits_a_port_to_one_flit_per_cycle():
@@ -52,3 +62,11 @@ def test_cli_allocator(capsys):
     assert json.loads(r.output)["delivered"] > 0
     r = run_main(base + ["--allocator", "output-first"], capsys)
     assert r.exit_code == 2 and "allocator" in r.stderr
+
+
+def test_the_layers_name_the_same_allocators():
+    """The CLI's choices (``permnet.rtlnet``), the RTL's and the simulator's are one list."""
+    from permnet import rtlnet
+    from permnet.hdl import router
+
+    assert rtlnet.ALLOCATORS == router.ALLOCATORS == netsim.ALLOCATORS
