@@ -136,13 +136,13 @@ class Router(wiring.Component):
     moves one flit per cycle, its buffers' fields other than the head register's sit in one
     LUT RAM per port, and the multiplexers take S + lanes inputs. Same timing otherwise.
     ``"two-stage"`` is input-first split over two cycles: each port's offer is a register,
-    chosen in cycle t among the VCs that can move in t and asking in t + 1 if its VC still
-    can move (so the port's arbiter and its LUT RAM read are off the allocation path), and
-    the ejection port is a register stage (the grant and the offered flits are registered,
-    multiplexed in the next cycle): a head waits one more cycle at every node, its
-    destination included, and an ejected flit reaches ``ej`` a cycle after it left its
-    buffer (``ej.ready`` low holds the register; a flit leaves its buffer when the register
-    is empty or being emptied).
+    chosen in cycle t among the VCs that can move in t and those with no head that receive
+    one in t, and asking in t + 1 if its VC can move then (so the port's arbiter is off the
+    allocation loop); the ejection port is a register stage (the grant and the offered
+    flits are registered, multiplexed in the next cycle), so the port's LUT RAM read feeds
+    registers only. An ejected flit reaches ``ej`` a cycle after it left its buffer
+    (``ej.ready`` low holds the register; a flit leaves its buffer when the register is
+    empty or being emptied).
 
     ``cells="ecp5"`` builds the datapath multiplexers (buffer reads, the S output
     multiplexers, the ejection multiplexer) of hand-mapped ECP5 cells
@@ -631,10 +631,13 @@ class Router(wiring.Component):
         for y in range(S):
             ks = [y * V + v for v in range(V)]
             if self.allocator == "two-stage":
-                # the offer is registered: chosen in cycle t from what can move in t, it asks in t + 1
+                # the offer is registered: chosen in cycle t, it asks in t + 1
                 grant = [Signal(name=f"off{n}_{y}_{v}") for v in range(V)]
                 gk = Signal(bits(V - 1), name=f"offk{n}_{y}")
-                _, nxt, nk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] for k in ks], last=grant)
+                # next cycle's candidates: the VCs that can move now, and those with no head that
+                # receive one now
+                soon = [ok[k] | (~fifo[y, v]["hd"]["has"] & fifo[y, v]["push"]) for v, k in enumerate(ks)]
+                _, nxt, nk, advance = self._round_robin(m, f"i{n}_{y}", soon, last=grant)
                 m.d.sync += [Cat(*grant).eq(Cat(*nxt)), gk.eq(nk)]
             else:
                 _, grant, gk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] for k in ks])

@@ -32,14 +32,16 @@ Router model (stated, one cycle per hop)
   at most one flit per cycle, so its buffers need one read port (the RTL
   keeps them in one LUT RAM per port, :class:`permnet.hdl.router.Router`).
   ``allocator="two-stage"`` is input-first with the choice a cycle ahead:
-  the VC a port offers in cycle t + 1 is its round-robin choice among those
-  that could move in cycle t (before t's moves; an empty router offers
-  nothing), and it moves in t + 1 only if it still can; a lane is offered
-  as soon as it holds a packet. Its ejection port is a register: a flit
-  ejected in cycle t reaches the user in t + 1. A head thus waits one more
-  cycle at every node it reaches, and the zero-load latency is
-  ``hops (2 + L) + size + 1`` (L the link stages, below); the RTL's
-  critical path loses the port's arbiter and its buffer read.
+  the VC a port offers in cycle t + 1 is its round-robin choice (after the
+  last of its VCs that moved, as of the start of t) among those that could
+  move in cycle t and those that had no head to show in t and receive one
+  in t; it moves in t + 1 only if it still can. A lane is offered as soon
+  as it holds a packet. Its ejection port is a register: a flit ejected in
+  cycle t reaches the user in t + 1. Alone in the network a packet loses
+  only that cycle (zero-load latency ``hops (1 + L) + size + 1``, L the
+  link stages below); under load an offer can be stale (its VC moved its
+  last flit, or another port took its output VC, in t) and the port sends
+  nothing that cycle. The RTL's allocation loop loses the port's arbiter.
 * A flit that arrives in cycle t may leave in cycle t + 1 at the earliest
   (route, allocate and traverse the link in one cycle); with ``link_stages``
   L registers on each link (the RTL routers' output stages) a flit sent in

@@ -87,10 +87,14 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     offer = np.full(G, -1, np.int64)
     offer[S:] = np.arange(S * V, K)
     prr = np.full((M, S), G - 1, np.int64)
-    # two-stage allocation: the VC each input port offers this cycle (chosen last cycle), and the
-    # one it will offer next; its ejected flits reach the user a cycle later (a register)
+    # two-stage allocation: the VC each input port offers this cycle (chosen last cycle, at the
+    # end of the cycle loop), and what that choice reads: who could move at the start of the
+    # cycle, whose head was visible then, and the round-robin state then; ejected flits reach
+    # the user a cycle later (a register)
     poff = np.full((M, S), -1, np.int64)
-    nxt = np.full(S, -1, np.int64)
+    pable = np.zeros((M, S * V), np.uint8)
+    pseen = np.zeros((M, S * V), np.uint8)
+    pirr = np.full((M, S), V - 1, np.int64)
     ej_delay = 1 if two_stage else 0
     pejrr = np.full(M, G - 1, np.int64)
     # ejection: the candidates that eject this cycle; with eject_port one per node, held from head to tail
@@ -221,8 +225,11 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
         for n in range(M):
             if nocc[n] == 0 and nlane[n] == 0:
                 if two_stage:
+                    for k in range(S * V):      # an empty router: nothing can move, no head is seen
+                        pable[n, k] = 0
+                        pseen[n, k] = 0
                     for y in range(S):
-                        poff[n, y] = -1         # an empty router offers nothing next cycle
+                        pirr[n, y] = irr[n, y]
                 continue
             # requests, ejection, and who can move now (``able``): a request whose output VC is
             # free (a head) and has the credits it needs (the whole packet with virtual cut-through,
@@ -287,8 +294,13 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                             g = v
                             break
                     if two_stage:
-                        # the choice is next cycle's offer; this cycle's was chosen last cycle
-                        nxt[y] = -1 if g < 0 else y * V + g
+                        # this cycle's offer was chosen last cycle; keep what next cycle's reads
+                        for v in range(V):
+                            k = y * V + v
+                            ch = (up[y, n] * S + y) * V + v
+                            pable[n, k] = able[k]
+                            pseen[n, k] = 1 if bcnt[ch] > 0 and brdy[ch, bhead[ch]] <= t else 0
+                        pirr[n, y] = irr[n, y]
                         offer[y] = poff[n, y]
                         g = -1 if offer[y] < 0 else offer[y] - y * V
                     else:
@@ -445,9 +457,24 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         linkflits[n * S + y] += 1
                     last_progress = t
                     break
-            if two_stage:
+        if two_stage:
+            # next cycle's offers: per input port, round robin after the last of its VCs that
+            # moved (as of the start of this cycle), among those that could move this cycle and
+            # those whose buffer had no head to show and receives one this cycle
+            for n in range(M):
                 for y in range(S):
-                    poff[n, y] = nxt[y]
+                    g = -1
+                    for i in range(1, V + 1):
+                        v = (pirr[n, y] + i) % V
+                        k = y * V + v
+                        if pable[n, k] != 0:
+                            g = k
+                            break
+                        ch = (up[y, n] * S + y) * V + v
+                        if pseen[n, k] == 0 and bcnt[ch] > 0 and brdy[ch, bhead[ch]] <= t + 1:
+                            g = k
+                            break
+                    poff[n, y] = g
         t += 1
         in_flight = pcap - ftop
         if in_flight > 0 and t - 1 - last_progress >= timeout:

@@ -174,14 +174,12 @@ def zero_load_latency(table, size: int, link_stages: int = 0, allocator: str = "
     """Model latency with no contention, averaged over ordered pairs of distinct nodes:
     ``hops (1 + link_stages) + size`` cycles (one cycle per hop -- route, allocate and cross the
     link in the cycle the head arrives -- plus the link registers, then one cycle per flit to eject).
-    With ``allocator="two-stage"`` a head waits one more cycle at every node it reaches (its port
-    offers it the cycle after it could move) and the ejection register adds one:
-    ``hops (2 + link_stages) + size + 1``."""
+    With ``allocator="two-stage"`` the ejection register adds one (a head that reaches an empty
+    VC is offered as it arrives)."""
     M = table.M
-    extra = 1 if allocator == "two-stage" else 0
+    extra = 1 if allocator == "two-stage" and M > 1 else 0
     off = ~np.eye(M, dtype=bool)
-    hops = float(table.length[off].mean()) if M > 1 else 0.0
-    return hops * (1 + link_stages + extra) + size + (extra if M > 1 else 0)
+    return float(table.length[off].mean()) * (1 + link_stages) + size + extra if M > 1 else float(size)
 
 
 def _percentile(hist: np.ndarray, q: float) -> float:
