@@ -29,6 +29,9 @@ ROUTERS = [
     ("the same, --allocator input-first --link-stages 1 --credit-stages 1",
      {"link_stages": 1, "credit_stages": 1, "allocator": "input-first"},
      "one VC per input port per cycle, buffers in LUT RAM"),
+    ("the same, --allocator two-stage --link-stages 1 --credit-stages 1",
+     {"link_stages": 1, "credit_stages": 1, "allocator": "two-stage"},
+     "input-first with registered offers and ejection"),
 ]
 
 # (name, permnet.rtlnet.network keyword arguments, target)
@@ -48,6 +51,9 @@ NETWORKS = [
     ("LDI(8,2) W=32, run-time crossbar planes, stream endpoints, --link-stages 1 --credit-stages 1, "
      "--allocator input-first (a network that fits: its Fmax)",
      dict(M=8, S=2, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="input-first"),
+     "report"),
+    ("the same, --allocator two-stage",
+     dict(M=8, S=2, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="two-stage"),
      "report"),
 ]
 
