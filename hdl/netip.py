@@ -34,18 +34,23 @@ PLANE_LINKS = ("fwd_i", "fwd_o", "bwd_i", "bwd_o")
 PLANE_KINDS = ("wires", "crossbar", "benes")
 
 
-def plane_set_factory(kind: str, planes):
+def plane_set_factory(kind: str, planes, register: bool = False):
     """The ``plane_set`` hook of :class:`NetworkIP` for planes of ``kind``: ``wires``
     (:class:`WirePlanes`, fixed), or ``crossbar`` / ``benes``
     (:class:`permnet.hdl.planes.PlaneSet`, loadable at run time through its ``cfg`` port,
-    combinational so a hop still takes one cycle), reset to ``planes`` (S lists of M)."""
+    combinational so a hop still takes one cycle), reset to ``planes`` (S lists of M).
+    ``register``: the run-time planes' outputs are registers (both ways), so the plane's
+    multiplexers sit between registers; every hop and every credit's way back then take one
+    cycle more (one more link stage and one more credit stage, placed in the planes)."""
     require(kind in PLANE_KINDS, f"unknown planes {kind!r} (one of {', '.join(PLANE_KINDS)})")
+    require(not register or kind != "wires",
+            "plane stages are for planes loadable at run time (crossbar, benes); wires take --link-stages")
     rows = [[int(x) for x in row] for row in planes]
     if kind == "wires":
         return lambda fw, bw: WirePlanes(len(rows[0]), len(rows), fw, bw, rows)
     from permnet.hdl.planes import PlaneSet
 
-    return lambda fw, bw: PlaneSet(len(rows[0]), len(rows), fw, bw, kind, rows)
+    return lambda fw, bw: PlaneSet(len(rows[0]), len(rows), fw, bw, kind, rows, register=register)
 
 
 def forward_ports(m, outer, inner, members):
@@ -160,12 +165,12 @@ class NetworkIP(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        pause = self._swap(m) if self.swap else Const(0, 1)
+        pause = self._swap(m) if self.swap else Const(0, self.M)
         for n, r in enumerate(self.routers):
             m.submodules[f"router{n}"] = r
             # a paused router takes no descriptor: no packet starts, those in its lanes finish
-            m.d.comb += [r.inj.payload.eq(self.inj[n].payload), r.inj.valid.eq(self.inj[n].valid & ~pause),
-                         self.inj[n].ready.eq(r.inj.ready & ~pause)]
+            m.d.comb += [r.inj.payload.eq(self.inj[n].payload), r.inj.valid.eq(self.inj[n].valid & ~pause[n]),
+                         self.inj[n].ready.eq(r.inj.ready & ~pause[n])]
             for j in range(self.L):
                 wiring.connect(m, wiring.flipped(self.lane[n][j]), r.lane[j])
             if r.eject == "vc":
@@ -180,10 +185,17 @@ class NetworkIP(wiring.Component):
         return m
 
     def _swap(self, m):
-        """The swap controller, the plane set's ``cfg`` and the routers' ``rt`` ports; returns ``pause``."""
-        ctl = m.submodules.swapctl = SwapControl(self.swap_cycle_bits)
+        """The swap controller, the plane set's ``cfg`` and the routers' ``rt`` ports; returns ``pause``
+        (one copy per node)."""
+        ctl = m.submodules.swapctl = SwapControl(self.swap_cycle_bits, copies=self.M)
         cfg, pc = self.cfg, self.planes.cfg
-        m.d.comb += [self.idle.eq(Cat(*(r.idle for r in self.routers)).all()), ctl.idle.eq(self.idle),
+        # idle: every router, and with registered planes no flit or credit in a plane's register
+        busy = []
+        if getattr(self.planes, "latency", 0):
+            busy = [w for y in range(self.S) for n in range(self.M)
+                    for w in (self.planes.fwd_o[y][n][0], self.planes.bwd_o[y][n].any())]
+        m.d.comb += [self.idle.eq(Cat(*(r.idle for r in self.routers), *(~b for b in busy)).all()),
+                     ctl.idle.eq(self.idle),
                      ctl.req.eq(self.swap_req | cfg.commit), self.swap_draining.eq(ctl.draining),
                      self.swap_done.eq(ctl.done), self.swap_cycles.eq(ctl.cycles),
                      pc.plane.eq(cfg.plane), pc.addr.eq(cfg.addr), pc.data.eq(cfg.data), pc.we.eq(cfg.we),

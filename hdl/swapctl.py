@@ -43,15 +43,18 @@ __all__ = ["SwapControl"]
 
 
 class SwapControl(wiring.Component):
-    """Ports: ``req`` (in), ``idle`` (in, the network holds no flit), ``pause`` (out, no new
-    packet may start), ``commit`` (out, one cycle: shadow -> active everywhere),
+    """Ports: ``req`` (in), ``idle`` (in, the network holds no flit), ``pause`` (out, ``copies``
+    bits, all equal: no new packet may start; one register per copy, each with the drain's
+    next-state function of its own value, so a network gives each node its own and the
+    signal does not fan out across the chip), ``commit`` (out, one cycle: shadow -> active everywhere),
     ``draining`` (out, a swap is under way; equal to ``pause``), ``done`` (out, one-cycle
     pulse the cycle after the commit), ``cycles`` (out, the last swap's length). Timing in the
     module docstring."""
 
-    def __init__(self, cycle_bits: int = 16):
+    def __init__(self, cycle_bits: int = 16, copies: int = 1):
         require(1 <= cycle_bits <= 32, f"swap cycle counter must be 1..32 bits, got {cycle_bits}")
-        super().__init__({"req": In(1), "idle": In(1), "pause": Out(1), "commit": Out(1), "draining": Out(1),
+        require(copies >= 1, f"copies must be >= 1, got {copies}")
+        super().__init__({"req": In(1), "idle": In(1), "pause": Out(copies), "commit": Out(1), "draining": Out(1),
                           "done": Out(1), "cycles": Out(cycle_bits)})
 
     def elaborate(self, platform):
@@ -59,7 +62,9 @@ class SwapControl(wiring.Component):
         draining = Signal()
         count = Signal.like(self.cycles)
         top = (1 << len(count)) - 1
-        m.d.comb += [self.pause.eq(draining), self.draining.eq(draining), self.commit.eq(draining & self.idle)]
+        m.d.comb += [self.draining.eq(draining), self.commit.eq(draining & self.idle)]
+        for p in self.pause:        # draining's next state (below), each copy from its own value
+            m.d.sync += p.eq(Mux(p, ~self.idle, self.req))
         m.d.sync += self.done.eq(self.commit)
         with m.If(~draining):
             with m.If(self.req):

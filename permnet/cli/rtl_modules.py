@@ -186,6 +186,10 @@ def network_options(f):
                      show_default=True, help=ALLOCATOR_HELP.format("streams only"))(f)
     f = click.option("--credit-stages", type=int, default=0, show_default=True,
                      help="registers on every credit's way back (a credit takes 1 + this many cycles)")(f)
+    f = click.option("--plane-stages", type=int, default=0, show_default=True,
+                     help="1: registers after the run-time planes' multiplexers, both ways (streams on crossbar or "
+                          "benes planes; a hop and a credit take a cycle more: permnet netsim --link-stages L+1 "
+                          "--credit-stages C+1)")(f)
     f = click.option("--planes", type=click.Choice(["wires", "crossbar", "benes"]), default="wires",
                      show_default=True, help="fixed wires, or planes loadable at run time through the cfg__* ports "
                      "(streams: with the drained swap, swap_req/swap_done)")(f)

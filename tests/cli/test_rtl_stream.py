@@ -49,8 +49,24 @@ def test_rtl_network_stream_lints(tmp_path):
     (["--endpoints", "stream", "--vcs", "1"], "below the longest route"),
     (["--endpoints", "stream", "--trace", "t.txt"], "streams take no trace"),
     (["--allocator", "input-first"], "--allocator input-first needs --endpoints stream"),
+    (["--allocator", "two-stage"], "--allocator two-stage needs --endpoints stream"),
+    (["--planes", "crossbar", "--plane-stages", "1"], "--plane-stages needs --endpoints stream"),
+    (["--endpoints", "stream", "--plane-stages", "1"], "plane stages are for planes loadable at run time"),
+    (["--endpoints", "stream", "--planes", "benes", "--plane-stages", "2"], "--plane-stages must be 0 or 1"),
 ])
 def test_rtl_network_stream_bad_input(tmp_path, args, needle):
     p = run("rtl", "network", "-M", 8, "-S", 2, *args, "-o", "out/x.v", cwd=tmp_path, check=False)
     assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_rtl_network_stream_plane_stages_register_the_planes(tmp_path):
+    """``--plane-stages 1``: the header names it, and the crossbar planes' outputs are
+    registers (their forward words are assigned in an always @(posedge clk) block)."""
+    run("rtl", "network", "-M", 8, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "--plane-stages", 1,
+        "-o", "out/r.v", cwd=tmp_path)
+    run("rtl", "network", "-M", 8, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "-o", "out/c.v",
+        cwd=tmp_path)
+    reg, comb = ((tmp_path / "out" / f).read_text() for f in ("r.v", "c.v"))
+    assert "//   plane_stages = 1" in reg and "plane_stages" not in comb
+    assert reg.count("posedge clk") > comb.count("posedge clk")

@@ -162,6 +162,12 @@ def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switch
     and the two-stage one (its offers a cycle ahead, its ejection registered), with link and
     credit stages, against the simulator's same options."""
     t, dut = network(topo, M, S, router, buffer, switching, **kw)
+    check_streams(t, dut, topo, M, S, buffer, switching, kw)
+
+
+def check_streams(t, dut, topo, M, S, buffer, switching, sim_kw):
+    """The two phases of :func:`test_streams_cycle_exact_then_under_back_pressure` on ``dut``,
+    phase 1 against the simulator with ``Config(**sim_kw)``."""
     exact = make_packets(M, 5, 4, seed=2 * M)
     pressed = make_packets(M, 4, 4, seed=M, first_uid=1000)
     if M == 9:
@@ -173,7 +179,7 @@ def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switch
     text = "".join("{} {} {} {}\n".format(*created[u]) for u in order)
     ref = netsim.simulate(tables.network(topo, M, S), netsim.parse_trace(text, M), 1.0,
                           netsim.Config(vcs=t.max_hops, buffer=buffer, switching=switching, lanes=1,
-                                        ejection="port", log=len(order) + 1, **kw))
+                                        ejection="port", log=len(order) + 1, **sim_kw))
     want = {order[int(a[0])]: int(a[4]) for a in ref.log}
     assert len(want) == len(order) and done == want
     contention = sum(int(a[4] - a[3]) > int(a[5] + a[6]) for a in ref.log)
@@ -181,6 +187,20 @@ def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switch
     check_delivery(pressed, got2, M)
     assert stalls(got2) > 0                              # back-pressure really gapped the ejection
     assert (err1, err2) == (0, int(M == 9))
+
+
+@pytest.mark.parametrize("allocator", ["combined", "two-stage"])
+def test_registered_planes_are_one_more_link_and_credit_stage(allocator):
+    """Crossbar planes with registered outputs (``plane_set_factory(..., register=True)``,
+    ``--plane-stages 1``): cycle-exact with the simulator's model with one more link stage
+    and one more credit stage, then intact under back-pressure."""
+    from permnet.hdl.netip import plane_set_factory
+
+    t = tables.network("ldi", 8, 2).table
+    kw = {"allocator": allocator, "link_stages": 1, "credit_stages": 1}
+    _, dut = network("ldi", 8, 2, "table", 2, "wormhole",
+                     plane_set=plane_set_factory("crossbar", t.planes.tolist(), register=True), **kw)
+    check_streams(t, dut, "ldi", 8, 2, 2, "wormhole", {**kw, "link_stages": 2, "credit_stages": 2})
 
 
 class RegisteredPlanes(wiring.Component):

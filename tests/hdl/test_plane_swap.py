@@ -25,14 +25,15 @@ from permnet.planeload import swap_load
 W = 16
 
 
-def swap_network(M, S, router, kind, planes=None, link_stages=0, allocator="combined"):
+def swap_network(M, S, router, kind, planes=None, link_stages=0, allocator="combined", plane_stages=0):
     t = tables.network("ldi", M, S).table
     planes = t.planes if planes is None else np.asarray(planes)
     t = tables.ldi_table(M, S, planes)
     routes = NetworkRoutes(planes.tolist(), t.length.tolist(), t.hops.tolist(), router, loadable=True,
                            max_hops=t.max_hops)
     return routes, NetworkStream(routes, vcs=t.max_hops, buffer=4, flit_width=W, max_packet=4,
-                                 plane_set=plane_set_factory(kind, planes.tolist()), swap=True,
+                                 plane_set=plane_set_factory(kind, planes.tolist(), register=plane_stages == 1),
+                                 swap=True,
                                  link_stages=link_stages, allocator=allocator)
 
 
@@ -147,17 +148,23 @@ def delivered(rec, M):
     return out
 
 
-def check_swap(rec, M, swap_at):
-    """Every packet once, intact, at its destination; the drain and the model of ``swap_cycles``."""
+def check_swap(rec, M, swap_at, credit_lag=0):
+    """Every packet once, intact, at its destination; the drain and the model of ``swap_cycles``:
+    the commit is in the cycle after the last held packet's tail beat, or ``credit_lag`` cycles
+    later when its last credit is still on its way then (a packet to its own node returns
+    none). A pop in cycle t raises its credit in t; a plane register holds it in t + 1; the
+    two-stage ejection register shows the tail beat in t + 1: the lag is plane stages minus
+    ejection stages, at least 0."""
     got = delivered(rec, M)
     sent = {words[0]: (n, d, words) for n, p in rec["per_node"].items() for d, words in p}
     assert set(got) == set(sent)
     for uid, (src, dst, words, _) in got.items():
         assert sent[uid] == (src, dst, words), uid
     # the packets the routers held at the request: the first len(taken <= swap_at) of each node
-    held_last = [got[rec["per_node"][n][i][1][0]][3]
-                 for n in range(M) for i, c in enumerate(rec["taken"][n]) if c <= swap_at]
-    commit = max([swap_at + 1] + [c + 1 for c in held_last])
+    held = [rec["per_node"][n][i] for n in range(M) for i, c in enumerate(rec["taken"][n]) if c <= swap_at]
+    held_last = [got[words[0]][3] for _, words in held]
+    commit = max([swap_at + 1] + [got[words[0]][3] + 1 + (credit_lag if got[words[0]][0] != d else 0)
+                                  for d, words in held])
     assert rec["swap_cycles"] == commit - swap_at
     assert rec["draining"] == list(range(swap_at + 1, commit + 1))
     assert rec["done"] == [commit + 1]
@@ -168,13 +175,15 @@ def check_swap(rec, M, swap_at):
     return commit
 
 
-@pytest.mark.parametrize("allocator", ["combined", "input-first"])
-def test_swap_to_another_decomposition_loses_nothing(allocator):
+@pytest.mark.parametrize("allocator,plane_stages", [("combined", 0), ("input-first", 0), ("two-stage", 1),
+                                                    ("combined", 1)])
+def test_swap_to_another_decomposition_loses_nothing(allocator, plane_stages):
     """LDI(9,3), next-hop router, crossbar planes: the residue decomposition swapped for the
-    colouring one (other planes, so other link-to-plane maps) mid-traffic; with either
-    allocator (input-first: the buffers in LUT RAM drain as the flip-flops do)."""
+    colouring one (other planes, so other link-to-plane maps) mid-traffic; with each
+    allocator (input-first: the buffers in LUT RAM drain as the flip-flops do; two-stage: its
+    ejection register too), and with registered planes (the drain waits for their registers)."""
     M, S = 9, 3
-    routes, dut = swap_network(M, S, "nexthop", "crossbar", allocator=allocator)
+    routes, dut = swap_network(M, S, "nexthop", "crossbar", allocator=allocator, plane_stages=plane_stages)
     new = ldi_planes(M, S, "colouring").planes
     assert not np.array_equal(new, np.asarray(routes.planes))
     load = swap_load(new, routes, "crossbar")
@@ -182,7 +191,7 @@ def test_swap_to_another_decomposition_loses_nothing(allocator):
     rec = run_swap(dut, [packets_for(nodes, 7, seed=1, first_uid=0)], load, swap_at=26, seed=2,
                    readback=[("cfg", (y, a)) for y in range(S) for a in range(M)]
                    + [("rt", (n, L)) for n in range(M) for L in range(S)])
-    check_swap(rec, M, 26)
+    check_swap(rec, M, 26, max(0, plane_stages - (allocator == "two-stage")))
     for y in range(S):
         assert runtime.decode_readback("crossbar", M, [rec["cfg", (y, a)] for a in range(M)]) == new[y].tolist()
     lp = tables.link_planes(M, S, new)
@@ -236,16 +245,18 @@ def test_swap_with_link_stages_waits_for_the_link_registers():
 def test_swap_control_timing(busy, bits):
     """The controller alone: ``idle`` low for ``busy`` paused cycles after the request; a second
     request while draining is ignored; one commit, in the first idle paused cycle; ``done``
-    the cycle after; ``cycles`` = commit - request, saturating at ``2**bits - 1``."""
+    the cycle after; ``cycles`` = commit - request, saturating at ``2**bits - 1``; each of the
+    three copies of ``pause`` (one register each) equals ``draining`` in every cycle."""
     from permnet.hdl.swapctl import SwapControl
 
-    dut = SwapControl(bits)
+    dut = SwapControl(bits, copies=3)
     trace = []
 
     async def tb(ctx):
         for cyc in range(busy + 8):
             ctx.set(dut.req, int(cyc in (2, 4)))
             ctx.set(dut.idle, int(not 3 <= cyc < 3 + busy))
+            assert ctx.get(dut.pause) == (0b111 if ctx.get(dut.draining) else 0), cyc
             trace.append((cyc, ctx.get(dut.pause), ctx.get(dut.commit), ctx.get(dut.done)))
             await ctx.tick()
         trace.append(ctx.get(dut.cycles))
