@@ -42,6 +42,10 @@ NETWORKS = [
     ("the same, --allocator input-first",
      dict(M=16, S=4, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="input-first"),
      ">= 100 MHz, fits with room to spare"),
+    ("the same, --allocator two-stage --plane-stages 1",
+     dict(M=16, S=4, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="two-stage",
+          plane_stages=1),
+     ">= 100 MHz, fits with room to spare"),
     ("LDI(64,4) W=32, wire planes, stream endpoints, --link-stages 1 --credit-stages 1",
      dict(M=64, S=4, flit_width=32, planes="wires", link_stages=1, credit_stages=1), ">= 100 MHz on one ECP5-85"),
     ("LDI(16,4) W=32, wire planes, stream endpoints, --link-stages 1 --credit-stages 1, --allocator input-first "
@@ -54,6 +58,10 @@ NETWORKS = [
      "report"),
     ("the same, --allocator two-stage",
      dict(M=8, S=2, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="two-stage"),
+     "report"),
+    ("the same, --allocator two-stage --plane-stages 1",
+     dict(M=8, S=2, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="two-stage",
+          plane_stages=1),
      "report"),
 ]
 
