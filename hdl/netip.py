@@ -20,7 +20,7 @@ place that joins routers to planes.
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Const, Module
+from amaranth.hdl import Array, Cat, Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -104,7 +104,9 @@ class NetworkIP(wiring.Component):
       itself); ``swap_draining`` (out): injection paused, the network draining;
       ``swap_done`` (out): one-cycle pulse, the new planes and routes are active and injection
       has resumed; ``swap_cycles`` (out, ``swap_cycle_bits``): the last swap's length in
-      cycles; ``idle`` (out): no flit in the network;
+      cycles; ``idle`` (out): no flit in the network (the controller sees it a cycle late,
+      through a register per node: the commit is in the cycle after the first idle paused
+      cycle);
     * ``rt`` (:func:`permnet.hdl.router.route_port_signature` with ``node``): ``we`` writes
       ``data`` into the shadow route entry ``addr`` of router ``node``; the swap's commit makes
       every router's shadow table active together with the planes; ``rdata`` (registered) is
@@ -190,12 +192,22 @@ class NetworkIP(wiring.Component):
         ctl = m.submodules.swapctl = SwapControl(self.swap_cycle_bits, copies=self.M)
         cfg, pc = self.cfg, self.planes.cfg
         # idle: every router, and with registered planes no flit or credit in a plane's register
-        busy = []
-        if getattr(self.planes, "latency", 0):
-            busy = [w for y in range(self.S) for n in range(self.M)
-                    for w in (self.planes.fwd_o[y][n][0], self.planes.bwd_o[y][n].any())]
-        m.d.comb += [self.idle.eq(Cat(*(r.idle for r in self.routers), *(~b for b in busy)).all()),
-                     ctl.idle.eq(self.idle),
+        # (those at node n's inputs counted with node n)
+        quiet = []
+        for n, r in enumerate(self.routers):
+            busy = []
+            if getattr(self.planes, "latency", 0):
+                busy = [w for y in range(self.S) for w in (self.planes.fwd_o[y][n][0], self.planes.bwd_o[y][n].any())]
+            q = Signal(name=f"quiet{n}")
+            m.d.comb += q.eq(Cat(r.idle, *(~b for b in busy)).all())
+            quiet.append(q)
+        # the controller sees each node's quiet a cycle late, registered beside the node and only
+        # while injection was already paused (a packet taken in the request's cycle is not yet in
+        # a lane then), so the chip-wide AND starts at registers: the commit comes one cycle
+        # after the first paused cycle in which the network is idle
+        seen = [Signal(name=f"drained{n}") for n in range(self.M)]
+        m.d.sync += [seen[n].eq(quiet[n] & ctl.pause[n]) for n in range(self.M)]
+        m.d.comb += [self.idle.eq(Cat(*quiet).all()), ctl.idle.eq(Cat(*seen).all()),
                      ctl.req.eq(self.swap_req | cfg.commit), self.swap_draining.eq(ctl.draining),
                      self.swap_done.eq(ctl.done), self.swap_cycles.eq(ctl.cycles),
                      pc.plane.eq(cfg.plane), pc.addr.eq(cfg.addr), pc.data.eq(cfg.data), pc.we.eq(cfg.we),

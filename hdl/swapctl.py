@@ -29,6 +29,9 @@ network is idle the cycle after the last flit of the packets it held is
 ejected. A request while a swap is under way is ignored; the shadow
 configuration may be written before the request or during the drain, up to
 the commit cycle (a write in the commit cycle lands in the shadow only).
+:class:`permnet.hdl.netip.NetworkIP` feeds ``idle`` through a register per node
+(each node's idle of the previous cycle, while paused), so in a network t_i is
+the cycle after the first idle paused cycle.
 """
 
 from __future__ import annotations

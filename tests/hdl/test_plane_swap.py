@@ -150,11 +150,12 @@ def delivered(rec, M):
 
 def check_swap(rec, M, swap_at, credit_lag=0):
     """Every packet once, intact, at its destination; the drain and the model of ``swap_cycles``:
-    the commit is in the cycle after the last held packet's tail beat, or ``credit_lag`` cycles
-    later when its last credit is still on its way then (a packet to its own node returns
-    none). A pop in cycle t raises its credit in t; a plane register holds it in t + 1; the
-    two-stage ejection register shows the tail beat in t + 1: the lag is plane stages minus
-    ejection stages, at least 0."""
+    the network is idle from the cycle after the last held packet's tail beat, or ``credit_lag``
+    cycles later when its last credit is still on its way then (a packet to its own node
+    returns none), and not before the cycle after the request; the commit is a cycle after
+    that (the controller sees idle through a register). A pop in cycle t raises its credit in
+    t; a plane register holds it in t + 1; the two-stage ejection register shows the tail
+    beat in t + 1: the lag is plane stages minus ejection stages, at least 0."""
     got = delivered(rec, M)
     sent = {words[0]: (n, d, words) for n, p in rec["per_node"].items() for d, words in p}
     assert set(got) == set(sent)
@@ -163,8 +164,9 @@ def check_swap(rec, M, swap_at, credit_lag=0):
     # the packets the routers held at the request: the first len(taken <= swap_at) of each node
     held = [rec["per_node"][n][i] for n in range(M) for i, c in enumerate(rec["taken"][n]) if c <= swap_at]
     held_last = [got[words[0]][3] for _, words in held]
-    commit = max([swap_at + 1] + [got[words[0]][3] + 1 + (credit_lag if got[words[0]][0] != d else 0)
-                                  for d, words in held])
+    idle = max([swap_at + 1] + [got[words[0]][3] + 1 + (credit_lag if got[words[0]][0] != d else 0)
+                                for d, words in held])
+    commit = idle + 1
     assert rec["swap_cycles"] == commit - swap_at
     assert rec["draining"] == list(range(swap_at + 1, commit + 1))
     assert rec["done"] == [commit + 1]
