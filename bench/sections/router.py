@@ -34,35 +34,28 @@ ROUTERS = [
      "input-first with registered offers and ejection"),
 ]
 
-# (name, permnet.rtlnet.network keyword arguments, target)
+# (name, permnet.rtlnet.network keyword arguments, target): W = 32, link and credit stages
+_STAGED = dict(flit_width=32, link_stages=1, credit_stages=1)
+_LDI16_CROSSBAR = dict(M=16, S=4, planes="crossbar", **_STAGED)
+_LDI8_CROSSBAR = dict(M=8, S=2, planes="crossbar", **_STAGED)
+_FASTEST = dict(allocator="two-stage", plane_stages=1)
 NETWORKS = [
     ("LDI(16,4) W=32, run-time crossbar planes, stream endpoints, --link-stages 1 --credit-stages 1",
-     dict(M=16, S=4, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1),
+     _LDI16_CROSSBAR, ">= 100 MHz, fits with room to spare"),
+    ("the same, --allocator input-first", {**_LDI16_CROSSBAR, "allocator": "input-first"},
      ">= 100 MHz, fits with room to spare"),
-    ("the same, --allocator input-first",
-     dict(M=16, S=4, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="input-first"),
-     ">= 100 MHz, fits with room to spare"),
-    ("the same, --allocator two-stage --plane-stages 1",
-     dict(M=16, S=4, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="two-stage",
-          plane_stages=1),
+    ("the same, --allocator two-stage --plane-stages 1", {**_LDI16_CROSSBAR, **_FASTEST},
      ">= 100 MHz, fits with room to spare"),
     ("LDI(64,4) W=32, wire planes, stream endpoints, --link-stages 1 --credit-stages 1",
-     dict(M=64, S=4, flit_width=32, planes="wires", link_stages=1, credit_stages=1), ">= 100 MHz on one ECP5-85"),
+     dict(M=64, S=4, planes="wires", **_STAGED), ">= 100 MHz on one ECP5-85"),
     ("LDI(16,4) W=32, wire planes, stream endpoints, --link-stages 1 --credit-stages 1, --allocator input-first "
      "(the target's network without its crossbar planes)",
-     dict(M=16, S=4, flit_width=32, planes="wires", link_stages=1, credit_stages=1, allocator="input-first"),
-     "report"),
+     dict(M=16, S=4, planes="wires", allocator="input-first", **_STAGED), "report"),
     ("LDI(8,2) W=32, run-time crossbar planes, stream endpoints, --link-stages 1 --credit-stages 1, "
-     "--allocator input-first (a network that fits: its Fmax)",
-     dict(M=8, S=2, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="input-first"),
+     "--allocator input-first (a network that fits: its Fmax)", {**_LDI8_CROSSBAR, "allocator": "input-first"},
      "report"),
-    ("the same, --allocator two-stage",
-     dict(M=8, S=2, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="two-stage"),
-     "report"),
-    ("the same, --allocator two-stage --plane-stages 1",
-     dict(M=8, S=2, flit_width=32, planes="crossbar", link_stages=1, credit_stages=1, allocator="two-stage",
-          plane_stages=1),
-     "report"),
+    ("the same, --allocator two-stage", {**_LDI8_CROSSBAR, "allocator": "two-stage"}, "report"),
+    ("the same, --allocator two-stage --plane-stages 1", {**_LDI8_CROSSBAR, **_FASTEST}, "report"),
 ]
 
 PUBLISHED = [
