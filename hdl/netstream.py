@@ -104,11 +104,13 @@ class NetworkStream(wiring.Component):
     (:class:`permnet.hdl.router.Router`: one cycle per hop, one flit per cycle), with one
     injection lane and one ejection port per node. ``n{d}_out_tready`` low stalls node d's
     ejection: the offered flit stays in its VC buffer (so do the flits behind it) and its credit
-    is returned only when it is taken; the ejection port holds one packet from head to tail
+    is returned only when it is taken (two-stage: the flit in the ejection register waits
+    there, and the next one in its buffer); the ejection port holds one packet from head to tail
     (``tlast``), so packets never interleave on a stream. ``n{d}_in_tready`` is low while the
     injection FIFOs are full. With every ``tready`` high the network is cycle-exact with
     ``permnet.sim.netsim`` under ``Config(lanes=1, ejection="port", link_stages=link_stages,
-    credit_stages=credit_stages, allocator=allocator)``."""
+    credit_stages=credit_stages, allocator=allocator)``, each stage count one higher when the
+    plane set registers its outputs (``plane_set_factory(..., register=True)``)."""
 
     # synthesised as the self-test network is (:class:`permnet.hdl.network.NetworkRTL`): one flat
     # network, without ABC9's sequential mode, routed with nextpnr's router2

@@ -125,7 +125,8 @@ class Router(wiring.Component):
       router except the injection and ejection handshakes.
     * Injection: a descriptor taken in cycle t is in a lane in t and its head may leave in t.
     * Ejection: a flit ejected in cycle t (``valid``, and ``ready`` with ``eject="port"``) is
-      out of the buffer at the end of t.
+      out of the buffer at the end of t (``"two-stage"``: it leaves its buffer into the
+      ejection register at the end of t and is on ``ej`` in t + 1).
     * Credits (C = 0): a buffer pop in cycle t raises ``credit`` in t; the upstream counter
       has it back from t + 1 (the simulator's "credit visible the cycle after the pop").
 
@@ -153,7 +154,9 @@ class Router(wiring.Component):
     An output VC is owned from head to tail; a head needs the whole packet's credits
     (virtual cut-through) or one (``wormhole``), every other flit one. Flits wait in their
     buffers; nothing is dropped. With ``eject="port"``, ``ej.ready`` low stalls the offered
-    flit in its VC buffer and no credit goes back until it is popped. Holding one packet from
+    flit in its VC buffer and no credit goes back until it is popped (``"two-stage"``: the
+    flit in the ejection register waits there, its credit already returned, and the next
+    one in its VC buffer). Holding one packet from
     head to tail cannot deadlock: the flits still to come are, on every node they occupy, at
     the head of their buffers behind that packet's own flits, and each hop's output VC is
     owned by that packet, so they advance whenever the ejection stream takes flits.
@@ -165,7 +168,8 @@ class Router(wiring.Component):
     already buffered keep the decision made as they arrived; a swap commits with the
     network drained, :mod:`permnet.hdl.swapctl`).
     ``idle`` (out) is high while the router holds no flit: every input buffer and lane empty,
-    no flit in a link stage, no credit in a credit stage; with no injection, an idle router stays idle until a flit comes.
+    no flit in a link stage or the ejection register, no credit in a credit stage; with no
+    injection, an idle router stays idle until a flit comes.
 
     After construction ``buffers[y, v]`` holds the signals of input buffer (y, v) (``ent``: the
     entries as dicts of field signals, with input-first only the head register's fields, ``head``, ``count``), for fault injection in tests."""

@@ -26,7 +26,7 @@ commits in cycle ``t_c = max(t0 + 1, t_i)``, ``done`` is high in ``t_c + 1``
 and ``cycles = t_c - t0`` (the cycles injection was paused; at least 1,
 saturating at ``2**cycle_bits - 1``). With no ejection back-pressure the
 network is idle the cycle after the last flit of the packets it held is
-ejected. A request while a swap is under way is ignored; the shadow
+ejected, or once that flit's credit has passed the credit and plane registers. A request while a swap is under way is ignored; the shadow
 configuration may be written before the request or during the drain, up to
 the commit cycle (a write in the commit cycle lands in the shadow only).
 :class:`permnet.hdl.netip.NetworkIP` feeds ``idle`` through a register per node

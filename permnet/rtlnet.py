@@ -219,6 +219,8 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
     require(0 <= credit_stages <= 16, f"--credit-stages must be 0..16, got {credit_stages}")
     require(plane_stages in (0, 1), f"--plane-stages must be 0 or 1, got {plane_stages}")
+    require(link_stages + plane_stages <= 16 and credit_stages + plane_stages <= 16,
+            "--plane-stages 1 adds a link and a credit stage: at most 15 of each with it (the simulator models 16)")
     require(switching == "wormhole" or max_size <= buffer,
             f"virtual cut-through needs --buffer ({buffer}) >= --max-size ({max_size}), the longest packet")
     net, routes, vcs = stream_routes(M, S, topology, vcs, router, planes, planes_file)

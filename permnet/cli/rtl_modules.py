@@ -186,7 +186,7 @@ def network_options(f):
                      show_default=True, help=ALLOCATOR_HELP.format("streams only"))(f)
     f = click.option("--credit-stages", type=int, default=0, show_default=True,
                      help="registers on every credit's way back (a credit takes 1 + this many cycles)")(f)
-    f = click.option("--plane-stages", type=int, default=0, show_default=True,
+    f = click.option("--plane-stages", type=click.IntRange(0, 1), default=0, show_default=True,
                      help="1: registers after the run-time planes' multiplexers, both ways (streams on crossbar or "
                           "benes planes; a hop and a credit take a cycle more: permnet netsim --link-stages L+1 "
                           "--credit-stages C+1)")(f)

@@ -482,6 +482,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
             break
         if kind == TRACE:
             if tp >= ntrace and in_flight == 0:
+                t += ej_delay                     # the last flit reaches the user through the ejection register
                 break
         elif t >= warmup + window and measured_done == measured:
             break

@@ -52,7 +52,9 @@ def test_rtl_network_stream_lints(tmp_path):
     (["--allocator", "two-stage"], "--allocator two-stage needs --endpoints stream"),
     (["--planes", "crossbar", "--plane-stages", "1"], "--plane-stages needs --endpoints stream"),
     (["--endpoints", "stream", "--plane-stages", "1"], "plane stages are for planes loadable at run time"),
-    (["--endpoints", "stream", "--planes", "benes", "--plane-stages", "2"], "--plane-stages must be 0 or 1"),
+    (["--endpoints", "stream", "--planes", "benes", "--plane-stages", "2"], "--plane-stages': 2 is not in the range"),
+    (["--endpoints", "stream", "--planes", "benes", "--link-stages", "16", "--plane-stages", "1"],
+     "at most 15 of each"),
 ])
 def test_rtl_network_stream_bad_input(tmp_path, args, needle):
     p = run("rtl", "network", "-M", 8, "-S", 2, *args, "-o", "out/x.v", cwd=tmp_path, check=False)

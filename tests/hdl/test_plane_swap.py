@@ -177,8 +177,8 @@ def check_swap(rec, M, swap_at, credit_lag=0):
     return commit
 
 
-@pytest.mark.parametrize("allocator,plane_stages", [("combined", 0), ("input-first", 0), ("two-stage", 1),
-                                                    ("combined", 1)])
+@pytest.mark.parametrize("allocator,plane_stages", [("combined", 0), ("input-first", 0), ("two-stage", 0),
+                                                    ("two-stage", 1), ("combined", 1)])
 def test_swap_to_another_decomposition_loses_nothing(allocator, plane_stages):
     """LDI(9,3), next-hop router, crossbar planes: the residue decomposition swapped for the
     colouring one (other planes, so other link-to-plane maps) mid-traffic; with each
