@@ -20,15 +20,13 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
+from permnet.gen.routing.allocation import ALLOCATORS
 from permnet.hdl.muxtree import mux_word
 from permnet.hdl.nexthop import LdiNextHop
 
 __all__ = ["Router", "ALLOCATORS", "EJECT_MODES", "bits", "flit_layout", "link_signature", "route_port_signature"]
 
 EJECT_MODES = ("vc", "port")
-# the allocation (``permnet.sim.netsim``'s ``Config.allocator``): every input VC may move in a cycle,
-# or each input port first offers one of its VCs (its buffers then sit in one LUT RAM per port)
-ALLOCATORS = ("combined", "input-first", "two-stage")
 # the fields of a buffer's head flit that the allocation reads, kept in a register per buffer
 HEAD_FIELDS = ("hop", "size", "idx")
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits
+from permnet.gen.routing.allocation import ALLOCATORS
 
 __all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "ALLOCATORS", "NetworkPlan", "plan", "network",
            "stream_network", "stream_routes", "swap_words", "router_for", "wired_network"]
@@ -24,8 +25,6 @@ MAX_VC_BUFFERS = 512    # M*S*vcs: elaboration time grows with it (issue 29: -M 
 MAX_FLIT_WIDTH = 1024   # payload bits per flit
 ROUTER_CHOICES = ("auto", "nexthop", "table")   # auto, then :data:`permnet.hdl.network.ROUTERS`
 ENDPOINTS = ("selftest", "stream")              # trace generators and checkers, or AXI-Stream ports
-# the routers' allocation: :data:`permnet.hdl.router.ALLOCATORS`, the simulator's ``Config.allocator``
-ALLOCATORS = ("combined", "input-first", "two-stage")
 STREAM_FLIT_WIDTH = 32                          # tdata bits when --flit-width is not given
 
 

@@ -22,14 +22,12 @@ import numpy as np
 
 from permnet.gen.analysis.deadlock import MAX_VCS
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.routing.allocation import ALLOCATORS
 from permnet.sim.netsim import kernel
 from permnet.sim.netsim.traffic import Traffic
 
 __all__ = ["ALLOCATORS", "Config", "Result", "Sweep", "simulate", "sweep", "loads", "zero_load_latency",
            "NetsimDeadlock"]
-
-# the router's allocation (the package docstring states both)
-ALLOCATORS = ("combined", "input-first", "two-stage")
 
 
 class NetsimDeadlock(PermnetError):

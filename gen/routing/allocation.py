@@ -1,0 +1,16 @@
+"""The routers' allocation models, one list for the simulator, the RTL and the CLI.
+
+* ``combined``: every input VC may move in a cycle (combined VC and switch
+  allocation, round robin per output);
+* ``input-first``: each input port first offers one of its VCs, then the
+  output and ejection arbiters go round the ports;
+* ``two-stage``: input-first with each port's offer chosen a cycle ahead and
+  the ejection port registered.
+
+The models are stated in :mod:`permnet.sim.netsim` and built in
+:class:`permnet.hdl.router.Router`.
+"""
+
+__all__ = ["ALLOCATORS"]
+
+ALLOCATORS = ("combined", "input-first", "two-stage")
