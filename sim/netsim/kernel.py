@@ -222,14 +222,14 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                     last_progress = t
                     break
         # routers
+        if two_stage:
+            pirr[:, :] = irr                    # the round-robin state next cycle's offers start from
         for n in range(M):
             if nocc[n] == 0 and nlane[n] == 0:
                 if two_stage:
                     for k in range(S * V):      # an empty router: nothing can move, no head is seen
                         pable[n, k] = 0
                         pseen[n, k] = 0
-                    for y in range(S):
-                        pirr[n, y] = irr[n, y]
                 continue
             # requests, ejection, and who can move now (``able``): a request whose output VC is
             # free (a head) and has the credits it needs (the whole packet with virtual cut-through,
@@ -288,11 +288,6 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 # among those that can move now; the others wait (a lane is a port)
                 for y in range(S):
                     g = -1
-                    for i in range(1, V + 1):
-                        v = (irr[n, y] + i) % V
-                        if able[y * V + v] != 0:
-                            g = v
-                            break
                     if two_stage:
                         # this cycle's offer was chosen last cycle; keep what next cycle's reads
                         for v in range(V):
@@ -300,10 +295,15 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                             ch = (up[y, n] * S + y) * V + v
                             pable[n, k] = able[k]
                             pseen[n, k] = 1 if bcnt[ch] > 0 and brdy[ch, bhead[ch]] <= t else 0
-                        pirr[n, y] = irr[n, y]
                         offer[y] = poff[n, y]
-                        g = -1 if offer[y] < 0 else offer[y] - y * V
+                        if offer[y] >= 0:
+                            g = offer[y] - y * V
                     else:
+                        for i in range(1, V + 1):
+                            v = (irr[n, y] + i) % V
+                            if able[y * V + v] != 0:
+                                g = v
+                                break
                         offer[y] = -1 if g < 0 else y * V + g
                     for v in range(V):
                         k = y * V + v
