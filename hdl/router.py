@@ -329,6 +329,13 @@ class Router(wiring.Component):
             return words[0]
         return mux_word(m, words, sel, self.cells, f"{name}_{self.node}", in_range=True)
 
+    def _next_vc(self, k: int) -> int:
+        """The output VC of a new packet at candidate k: hop h travels on VC ``min(h, V - 1)``, so
+        a head in input VC v took hop ``v + 1`` (v < V - 1) or at least V (v = V - 1), and its
+        next hop's VC is ``min(v + 1, V - 1)``; a lane's packet takes hop 0, on VC 0. A constant
+        per candidate, so the request does not wait for the head's hop count."""
+        return min(k % self.V + 1, self.V - 1) if k < self.S * self.V else 0
+
     @staticmethod
     def _onehot_index(onehot) -> list:
         """The binary index of a one-hot list: bit b is the OR of the entries whose index has
@@ -451,7 +458,7 @@ class Router(wiring.Component):
                 c["new"].eq(c["has"] & ~c["al"] & ~arrived),
                 c["req"].eq(c["new"] | (c["has"] & c["al"] & (c["out"] != S))),
                 c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
-                c["wovc"].eq(Mux(c["al"], c["ovc"], Mux(c["hop"] >= V - 1, V - 1, c["hop"]))),
+                c["wovc"].eq(Mux(c["al"], c["ovc"], self._next_vc(k))),
             ]
             c["first"] = Signal(name=f"fst{n}_{k}")
             c["hop_out"] = Signal(self.hb, name=f"ho{n}_{k}")
@@ -464,13 +471,13 @@ class Router(wiring.Component):
         for y in range(S):
             elig.append([])
             for k, c in enumerate(cand):
-                okv = []
-                for v in range(V):
-                    cr = credit[y, v]
-                    enough = cr[0] if self.wormhole else Array(cr)[(c["size"] - 1)[:bits(B - 1)]]
-                    okv.append(Mux(c["new"], ~owner[y, v] & enough, cr[0]))
+                # a head asks for its next hop's VC (a constant, _next_vc), a body flit for its packet's
+                cr = credit[y, self._next_vc(k)]
+                enough = cr[0] if self.wormhole else Array(cr)[(c["size"] - 1)[:bits(B - 1)]]
+                body = Array(credit[y, v][0] for v in range(V))[c["ovc"]] if V > 1 else credit[y, 0][0]
                 ok = Signal(name=f"el{n}_{y}_{k}")
-                m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & (Array(okv)[c["wovc"]] if V > 1 else okv[0]))
+                m.d.comb += ok.eq(c["req"] & (c["wout"] == y)
+                                  & Mux(c["new"], ~owner[y, self._next_vc(k)] & enough, body))
                 elig[y].append(ok)
         ehold = Signal(name=f"ehold{n}")                               # ejection port: a packet is held
         eheld = [Signal(name=f"eheld{n}_{k}") for k in range(K)]     # one-hot: the packet held
