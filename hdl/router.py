@@ -27,8 +27,10 @@ from permnet.hdl.nexthop import LdiNextHop
 __all__ = ["Router", "ALLOCATORS", "EJECT_MODES", "bits", "flit_layout", "link_signature", "route_port_signature"]
 
 EJECT_MODES = ("vc", "port")
-# the fields of a buffer's head flit that the allocation reads, kept in a register per buffer
-HEAD_FIELDS = ("hop", "size", "idx")
+# what the allocation reads of a buffer's head flit, derived from its fields as it is written and
+# kept beside it, then in a register per buffer: the head bit (idx == 0), the tail bit
+# (idx == size - 1) and the credits it needs less one (size - 1, the thermometer bit it tests)
+HEAD_BITS = ("first", "tail", "need")
 
 
 def bits(n: int) -> int:
@@ -102,8 +104,9 @@ class Router(wiring.Component):
     -----------------------------
     * Route computation: 0 cycles, off the allocation path. A flit is routed (the next-hop
       unit or the route table, one per input port) as it is written into its input buffer,
-      and the decision is kept beside it; a buffer's head flit's control fields (hop, size,
-      index, decision) sit in a head register, so the allocation never reads through the
+      and the decision is kept beside it with the flit's head and tail bits and the credits
+      it needs (``HEAD_BITS``, derived as it is written); a buffer's head flit's copies sit
+      in a head register, so the allocation never reads through the
       buffer's read multiplexer. A lane's packet is routed once, as its descriptor is taken
       (hop 0: on up to 64 nodes with fixed routes a ROM over ``dst`` of the route table's
       first hops), and the decision is kept in the lane.
@@ -132,7 +135,7 @@ class Router(wiring.Component):
     input VC move in a cycle (9 candidates per output multiplexer at S = 4, V = 2, one lane);
     ``"input-first"`` (needs ``eject="port"``) lets each input port first offer one of its VCs,
     then the output and ejection arbiters go round the ports (:meth:`_input_first`): a port
-    moves one flit per cycle, its buffers' fields other than the head register's sit in one
+    moves one flit per cycle, its buffers' flit fields sit in one
     LUT RAM per port, and the multiplexers take S + lanes inputs. Same timing otherwise.
     ``"two-stage"`` is input-first split over two cycles: each port's offer is a register,
     chosen in cycle t among the VCs that can move in t and those with no head that receive
@@ -170,7 +173,7 @@ class Router(wiring.Component):
     injection, an idle router stays idle until a flit comes.
 
     After construction ``buffers[y, v]`` holds the signals of input buffer (y, v) (``ent``: the
-    entries as dicts of field signals, with input-first only the head register's fields, ``head``, ``count``), for fault injection in tests."""
+    entries as dicts of field signals, with input-first only the head bits and the routing decision, ``head``, ``count``), for fault injection in tests."""
 
     def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
                  size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
@@ -213,23 +216,29 @@ class Router(wiring.Component):
             members["rt"] = In(route_port_signature(routes.route_addr_bits, routes.route_data_bits))
         super().__init__(members)
         n, B = self.node, buffer
-        # input-first: a buffer entry's other fields live in its port's LUT RAM (``ram[y]``)
-        kept = HEAD_FIELDS if allocator != "combined" else None
-        self.ram_fields = tuple(f for f in self.fields if kept and f not in kept)
+        # input-first: a buffer entry's flit fields live in its port's LUT RAM (``ram[y]``)
+        kept = self.fields if allocator == "combined" else ()
+        self.ram_fields = tuple(f for f in self.fields if f not in kept)
+        self.head_widths = {"first": 1, "tail": 1, "need": bits(B - 1)}
         self.buffers = {
             (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}", kept) for i in range(B)],
                      "head": Signal(bits(B - 1), name=f"fh{n}_{y}_{v}"),
                      "count": Signal(bits(B), name=f"fc{n}_{y}_{v}"),
-                     "hd": {"has": Signal(name=f"fv{n}_{y}_{v}"), **self._flit(f"fhd{n}_{y}_{v}", HEAD_FIELDS)},
+                     "hd": {"has": Signal(name=f"fv{n}_{y}_{v}"), **self._flit(f"fhd{n}_{y}_{v}", ())},
                      "al": Signal(name=f"al{n}_{y}_{v}"), "out": Signal(bits(self.S), name=f"ao{n}_{y}_{v}"),
                      "ovc": Signal(bits(vcs - 1), name=f"av{n}_{y}_{v}"),
                      "pop": Signal(name=f"pop{n}_{y}_{v}"), "push": Signal(name=f"push{n}_{y}_{v}")}
             for y in range(self.S) for v in range(vcs)}
 
-    def _flit(self, name, fields=None):
-        # the flit's fields, then its routing decision at this node, made as it was written
-        return {**{f: Signal(w, name=f"{name}_{f}") for f, w in self.widths.items() if f in (fields or self.widths)},
+    def _flit(self, name, fields):
+        # the flit's ``fields``, its head bits, then its routing decision at this node, made as it was written
+        return {**{f: Signal(self.widths[f], name=f"{name}_{f}") for f in fields},
+                **{f: Signal(w, name=f"{name}_{f}") for f, w in self.head_widths.items()},
                 "route_arr": Signal(name=f"{name}_arr"), "route_plane": Signal(bits(self.S - 1), name=f"{name}_pl")}
+
+    def _head_bits(self, idx, size) -> dict:
+        """``HEAD_BITS`` of a flit with index ``idx`` of a ``size``-flit packet."""
+        return {"first": idx == 0, "tail": idx == size - 1, "need": (size - 1)[:bits(self.B - 1)]}
 
     def _route(self, m):
         """The routing decision of a head: a function of the candidate's fields returning
@@ -422,17 +431,18 @@ class Router(wiring.Component):
             c = {f: Signal(w, name=f"c{n}_{k}_{f}") for f, w in self.widths.items()}
             c.update(has=Signal(name=f"has{n}_{k}"), al=Signal(name=f"cal{n}_{k}"),
                      out=Signal(bits(S), name=f"cout{n}_{k}"), ovc=Signal(vb, name=f"covc{n}_{k}"))
+            c.update({f: Signal(w, name=f"c{n}_{k}_{f}") for f, w in self.head_widths.items()})
             if k < S * V:
                 y, v = divmod(k, V)
                 q = fifo[y, v]
                 hd = q["hd"]
-                # the control fields come from the head register, the others through the read multiplexer
+                # the head bits come from the head register, the flit's fields through the read
+                # multiplexer (input-first: through the port's RAM, below)
                 m.d.comb += [c["has"].eq(hd["has"]), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
                              c["ovc"].eq(q["ovc"])]
+                m.d.comb += [c[f].eq(hd[f]) for f in HEAD_BITS]
                 for f in FIELDS:
-                    if f in HEAD_FIELDS:
-                        m.d.comb += c[f].eq(hd[f])
-                    elif f not in self.ram_fields:      # input-first: read through the port's RAM below
+                    if f not in self.ram_fields:
                         m.d.comb += c[f].eq(self._pick(m, [ent[f] for ent in q["ent"]], q["head"], f"rd{y}_{v}_{f}"))
                 a, p = hd["route_arr"], hd["route_plane"]
             else:
@@ -442,6 +452,7 @@ class Router(wiring.Component):
                              c["size"].eq(e["size"]), c["idx"].eq(e["idx"])]
                 m.d.comb += [c[f].eq(e[f]) for f in self.tags]
                 m.d.comb += [c[f].eq(self.lane[k - S * V].data[f]) for f in self.data_fields]
+                m.d.comb += [c[f].eq(x) for f, x in self._head_bits(e["idx"], e["size"]).items()]
                 a, p = e["route_arr"], e["route_plane"]
             arrived = Signal(name=f"arr{n}_{k}")
             nexthop = Signal(bits(S - 1), name=f"nh{n}_{k}")
@@ -451,18 +462,13 @@ class Router(wiring.Component):
             c["req"] = Signal(name=f"req{n}_{k}")
             c["wout"] = Signal(bits(S), name=f"wo{n}_{k}")
             c["wovc"] = Signal(vb, name=f"wv{n}_{k}")
-            c["tail"] = Signal(name=f"tl{n}_{k}")
             m.d.comb += [
-                c["tail"].eq(c["idx"] == c["size"] - 1),
                 c["eject"].eq(c["has"] & ((~c["al"] & arrived) | (c["al"] & (c["out"] == S)))),
                 c["new"].eq(c["has"] & ~c["al"] & ~arrived),
                 c["req"].eq(c["new"] | (c["has"] & c["al"] & (c["out"] != S))),
                 c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
                 c["wovc"].eq(Mux(c["al"], c["ovc"], self._next_vc(k))),
             ]
-            c["first"] = Signal(name=f"fst{n}_{k}")
-            c["hop_out"] = Signal(self.hb, name=f"ho{n}_{k}")
-            m.d.comb += [c["first"].eq(c["idx"] == 0), c["hop_out"].eq(Mux(c["first"], c["hop"] + 1, c["hop"]))]
             cand.append(c)
         # candidate k may send on plane y: it asks for y, and the output VC it asks for is free (a
         # head) and has the credits it needs (the whole packet with virtual cut-through, else
@@ -473,8 +479,11 @@ class Router(wiring.Component):
             for k, c in enumerate(cand):
                 # a head asks for its next hop's VC (a constant, _next_vc), a body flit for its packet's
                 cr = credit[y, self._next_vc(k)]
-                enough = cr[0] if self.wormhole else Array(cr)[(c["size"] - 1)[:bits(B - 1)]]
-                body = Array(credit[y, v][0] for v in range(V))[c["ovc"]] if V > 1 else credit[y, 0][0]
+                enough = cr[0] if self.wormhole else Array(cr)[c["need"]]
+                # a body flit's credit: with virtual cut-through always there (its head took the
+                # whole packet's, and only this packet spends that VC's credits until its tail)
+                body = Const(1, 1) if not self.wormhole else (
+                    Array(credit[y, v][0] for v in range(V))[c["ovc"]] if V > 1 else credit[y, 0][0])
                 ok = Signal(name=f"el{n}_{y}_{k}")
                 m.d.comb += ok.eq(c["req"] & (c["wout"] == y)
                                   & Mux(c["new"], ~owner[y, self._next_vc(k)] & enough, body))
@@ -488,7 +497,7 @@ class Router(wiring.Component):
             elig, eject_req, sources, members, advances = self._input_first(m, cand, elig, eject_req, ehold, eheld,
                                                                             fifo)
         else:
-            sources = [{**{f: c[f] for f in FIELDS}, "hop_out": c["hop_out"]} for c in cand]
+            sources = [{**{f: c[f] for f in FIELDS}, "first": c["first"]} for c in cand]
             members, advances = [[k] for k in range(K)], []
         G = len(sources)
         ejected, ej_busy = self._eject(m, cand, eject_req, ehold, eheld, sources, members)
@@ -496,7 +505,8 @@ class Router(wiring.Component):
         sent_terms = [[] for _ in range(K)]
         link_valid = ej_busy    # every link, credit and ejection register that may hold a flit or a credit (idle)
         # the flits that can cross a plane, registered with link stages (see below)
-        flits = [{f: src["hop_out"] if f == "hop" else src[f] for f in FIELDS} for src in sources]
+        # a head's hop count goes out advanced
+        flits = [{**src, "hop": Mux(src["first"], src["hop"] + 1, src["hop"])[:self.hb]} for src in sources]
         if self.link_stages:
             held = [{f: Signal(self.widths[f], name=f"hf{n}_{g}_{f}") for f in FIELDS} for g in range(G)]
             m.d.sync += [held[g][f].eq(flits[g][f]) for g in range(G) for f in FIELDS]
@@ -594,6 +604,9 @@ class Router(wiring.Component):
             ra, rp = Signal(name=f"ia{n}_{y}"), Signal(bits(S - 1), name=f"ip{n}_{y}")
             m.d.comb += [ra.eq(a), rp.eq(p)]
             arriving.append((ra, rp))
+        # what an arriving flit's entry keeps besides its fields: its head bits and routing decision
+        incoming = [{**self._head_bits(self.i[y].flit.idx, self.i[y].flit.size),
+                     "route_arr": arriving[y][0], "route_plane": arriving[y][1]} for y in range(S)]
         for (y, v), q in fifo.items():
             port = self.i[y]
             m.d.comb += q["push"].eq(port.valid & (port.vc == v))
@@ -602,17 +615,15 @@ class Router(wiring.Component):
             for i, ent in enumerate(q["ent"]):
                 with m.If(q["push"] & (tail_at == i)):
                     m.d.sync += [ent[f].eq(port.flit[f]) for f in FIELDS if f in ent]
-                    m.d.sync += [ent["route_arr"].eq(arriving[y][0]), ent["route_plane"].eq(arriving[y][1])]
-            # the head register holds the head entry's control fields of the next cycle: the entry
-            # behind the head after a pop, else the arriving flit if the buffer is left empty
-            hd, keys = q["hd"], (*HEAD_FIELDS, "route_arr", "route_plane")
+                    m.d.sync += [ent[f].eq(x) for f, x in incoming[y].items()]
+            # the head register holds the head entry's head bits and routing decision of the next
+            # cycle: the entry behind the head after a pop, else the arriving flit if the buffer is left empty
+            hd, keys = q["hd"], tuple(incoming[y])
             second = {f: Array(ent[f] for ent in q["ent"])[(q["head"] + 1)[: bits(B - 1)]] for f in keys}
-            incoming = {**{f: port.flit[f] for f in HEAD_FIELDS}, "route_arr": arriving[y][0],
-                        "route_plane": arriving[y][1]}
             with m.If(q["pop"] & (q["count"] >= 2)):
                 m.d.sync += [hd[f].eq(second[f]) for f in keys]
             with m.Elif(q["pop"] | (q["count"] == 0)):
-                m.d.sync += [hd[f].eq(incoming[f]) for f in keys] + [hd["has"].eq(q["push"])]
+                m.d.sync += [hd[f].eq(incoming[y][f]) for f in keys] + [hd["has"].eq(q["push"])]
         return m
 
     def _input_first(self, m, cand, elig, eject_req, hold, held, fifo):
@@ -665,17 +676,14 @@ class Router(wiring.Component):
                          rd.addr.eq(Cat(head, gk[:vw]) if vw else head)]
             src, at = {}, 0
             for f in FIELDS:
-                if f in self.ram_fields:
-                    src[f] = rd.data[at:at + self.widths[f]]
-                    at += self.widths[f]
-                else:
-                    src[f] = self._onehot_select(grant, [cand[k][f] for k in ks])
-            src["hop_out"] = self._onehot_select(grant, [cand[k]["hop_out"] for k in ks])
+                src[f] = rd.data[at:at + self.widths[f]]
+                at += self.widths[f]
+            src["first"] = self._onehot_select(grant, [cand[k]["first"] for k in ks])
             sources.append(src)
         for k in range(S * V, K):
             c = cand[k]
             members.append([k])
-            sources.append({**{f: c[f] for f in FIELDS}, "hop_out": c["hop_out"]})
+            sources.append({**{f: c[f] for f in FIELDS}, "first": c["first"]})
         masked = []
         for y in range(S):
             masked.append([])
