@@ -729,15 +729,13 @@ class Router(wiring.Component):
         # the candidate offered: the held one while a packet is held, else the arbiter's grant
         offer = [Signal(name=f"eoff{n}_{k}") for k in range(K)]
         m.d.comb += [offer[k].eq(Mux(hold, held[k] & req[k], fgrant[k])) for k in range(K)]
-        gv, gk = Signal(name=f"egv{n}"), Signal(bits(K - 1), name=f"egk{n}")
+        # the offered source's index, for the ejection multiplexer
+        gv, gk = Signal(name=f"egv{n}"), Signal(bits(len(sources) - 1), name=f"egk{n}")
         m.d.comb += [gv.eq(Cat(*offer).any())]
-        m.d.comb += gk.eq(Cat(*self._onehot_index(offer)))
+        m.d.comb += gk.eq(Cat(*self._onehot_index([Cat(*(offer[k] for k in ks)).any() for ks in members])))
         out = self.ej
         tail = Signal(name=f"etail{n}")
         go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
-        if len(sources) != K:
-            gk = Signal(bits(len(sources) - 1), name=f"egs{n}")
-            m.d.comb += gk.eq(Cat(*self._onehot_index([Cat(*(offer[k] for k in ks)).any() for ks in members])))
         m.d.comb += tail.eq(self._onehot_select(offer, [c["tail"] for c in cand]))
         if self.allocator == "two-stage":
             # the ejection stage: the grant and every source's flit are registered when the
