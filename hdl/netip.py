@@ -124,12 +124,13 @@ class NetworkIP(wiring.Component):
     def __init__(self, routes, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False, size_bits: int,
                  tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc", link_stages: int = 0,
                  plane_set=None, credit_stages: int = 0, swap: bool = False, swap_cycle_bits: int = 16,
-                 allocator: str = "combined"):
+                 allocator: str = "combined", compact: bool = False):
         self.routes = routes
         self.M, self.S = routes.M, routes.S
         self.routers = [Router(routes, n, vcs=vcs, buffer=buffer, lanes=lanes, wormhole=wormhole,
                                size_bits=size_bits, tags=tags, data_fields=data_fields, eject=eject,
-                               link_stages=link_stages, credit_stages=credit_stages, allocator=allocator)
+                               link_stages=link_stages, credit_stages=credit_stages, allocator=allocator,
+                               compact=compact)
                         for n in range(self.M)]
         r0 = self.routers[0]
         self.V, self.B, self.L, self.K = r0.V, r0.B, r0.L, r0.K

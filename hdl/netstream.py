@@ -137,7 +137,7 @@ class NetworkStream(wiring.Component):
         self.zb = bits(max(P, buffer))
         self.ip = NetworkIP(routes, vcs=vcs, buffer=buffer, lanes=1, wormhole=wormhole, size_bits=self.zb,
                             data_fields={"payload": self.W}, eject="port", link_stages=link_stages, credit_stages=credit_stages,
-                            plane_set=plane_set, swap=swap, allocator=allocator)
+                            plane_set=plane_set, swap=swap, allocator=allocator, compact=True)
         self.V, self.B, self.K = self.ip.V, self.ip.B, self.ip.K
         members = {}
         for d in range(self.M):
@@ -169,7 +169,7 @@ class NetworkStream(wiring.Component):
             ej = ip.ej[d]
             m.d.comb += [self.port(d, "out", "tvalid").eq(ej.valid), ej.ready.eq(self.port(d, "out", "tready")),
                          self.port(d, "out", "tdata").eq(ej.payload.payload),
-                         self.port(d, "out", "tlast").eq(ej.payload.idx == ej.payload.size - 1),
+                         self.port(d, "out", "tlast").eq(ej.payload.last),
                          self.port(d, "out", "tdest").eq(ej.payload.src)]
             errors.append(nic.dest_error)
         m.d.comb += self.dest_error.eq(Cat(*errors).any())

@@ -9,12 +9,16 @@ docstring states the model).
 A flit carries ``src, dst, hop, size, idx`` (:func:`flit_layout`) plus the
 caller's fields: ``tags`` (per packet, taken from the injection descriptor,
 e.g. the self-test's serial number) and ``data`` (per flit, fetched through
-the lane port, e.g. the payload).
+the lane port, e.g. the payload). With ``compact=True`` (the stream
+network's routers) it carries ``src, dst, size, last``: a head's hop count is
+its input VC's number plus one (hop-indexed VCs with V at least the longest
+route), and whether a flit is a head is known per input VC (the flit after a
+tail), so neither travels.
 """
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Shape, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -38,9 +42,15 @@ def bits(n: int) -> int:
     return max(1, int(n).bit_length())
 
 
-def flit_layout(node_bits: int, hop_bits: int, size_bits: int, extra: dict | None = None) -> data.StructLayout:
+def flit_layout(node_bits: int, hop_bits: int, size_bits: int, extra: dict | None = None,
+                compact: bool = False) -> data.StructLayout:
     """``src, dst`` (node numbers), ``hop`` (hops taken), ``size`` (flits of the packet),
-    ``idx`` (this flit's index; the head is 0, the tail ``size - 1``), then ``extra``."""
+    ``idx`` (this flit's index; the head is 0, the tail ``size - 1``), then ``extra``.
+    ``compact``: ``src, dst, size`` and ``last`` (the tail bit), then ``extra``: the hop count
+    and the index are rebuilt where they are needed (:class:`Router`, ``compact``)."""
+    if compact:
+        return data.StructLayout({"src": node_bits, "dst": node_bits, "size": size_bits, "last": 1,
+                                  **(extra or {})})
     return data.StructLayout({"src": node_bits, "dst": node_bits, "hop": hop_bits, "size": size_bits,
                               "idx": size_bits, **(extra or {})})
 
@@ -172,12 +182,17 @@ class Router(wiring.Component):
     no flit in a link stage or the ejection register, no credit in a credit stage; with no
     injection, an idle router stays idle until a flit comes.
 
+    ``compact``: the links carry :func:`flit_layout`'s compact form (no hop count, no index;
+    ``last`` instead), so the planes and the buffers are ``size_bits + bits(H) - 1`` bits
+    narrower; needs ``vcs`` at least ``routes.H``. The ejected flits are in the same form.
+
     After construction ``buffers[y, v]`` holds the signals of input buffer (y, v) (``ent``: the
     entries as dicts of field signals, with input-first only the head bits and the routing decision, ``head``, ``count``), for fault injection in tests."""
 
     def __init__(self, routes, node: int, *, vcs: int, buffer: int, lanes: int, wormhole: bool = False,
                  size_bits: int, tags: dict | None = None, data_fields: dict | None = None, eject: str = "vc",
-                 link_stages: int = 0, credit_stages: int = 0, cells: str = "generic", allocator: str = "combined"):
+                 link_stages: int = 0, credit_stages: int = 0, cells: str = "generic", allocator: str = "combined",
+                 compact: bool = False):
         require(allocator in ALLOCATORS, f"unknown allocator {allocator!r} (one of {', '.join(ALLOCATORS)})")
         require(allocator == "combined" or eject == "port",
                 f"the {allocator} allocator needs one ejection port (--eject port, as the stream endpoints have)")
@@ -199,10 +214,12 @@ class Router(wiring.Component):
         self.cells = cells
         self.nb, self.hb, self.zb = bits(self.M - 1), bits(self.H), size_bits
         self.tags, self.data_fields = dict(tags or {}), dict(data_fields or {})
-        self.widths = {"src": self.nb, "dst": self.nb, "hop": self.hb, "size": self.zb, "idx": self.zb,
-                       **self.tags, **self.data_fields}
+        require(not compact or vcs >= self.H,
+                f"compact links need a VC per hop: --vcs {vcs} is below the longest route ({self.H} hops)")
+        self.compact = compact
+        self.layout = flit_layout(self.nb, self.hb, self.zb, {**self.tags, **self.data_fields}, compact)
+        self.widths = {f: Shape.cast(w).width for f, w in self.layout.members.items()}
         self.fields = tuple(self.widths)
-        self.layout = flit_layout(self.nb, self.hb, self.zb, {**self.tags, **self.data_fields})
         link = link_signature(self.layout, vcs)
         desc = data.StructLayout({"dst": self.nb, "size": self.zb, **self.tags})
         if eject == "vc":
@@ -239,6 +256,21 @@ class Router(wiring.Component):
     def _head_bits(self, idx, size) -> dict:
         """``HEAD_BITS`` of a flit with index ``idx`` of a ``size``-flit packet."""
         return {"first": idx == 0, "tail": idx == size - 1, "need": (size - 1)[:bits(self.B - 1)]}
+
+    def _arrival_head_bits(self, m, y: int) -> dict:
+        """``HEAD_BITS`` of the flit arriving on input port y. Compact links carry a tail bit and
+        no index: a VC's flits are one packet's from head to tail (its output VC upstream is
+        owned from head to tail), so the flit after a tail, and the first, is a head; one
+        register per input VC remembers whether the last flit it received was a tail."""
+        flit = self.i[y].flit
+        if not self.compact:
+            return self._head_bits(flit.idx, flit.size)
+        after_tail = [Signal(init=1, name=f"fa{self.node}_{y}_{v}") for v in range(self.V)]
+        for v in range(self.V):
+            with m.If(self.i[y].valid & (self.i[y].vc == v)):
+                m.d.sync += after_tail[v].eq(flit.last)
+        first = Array(after_tail)[self.i[y].vc] if self.V > 1 else after_tail[0]
+        return {"first": first, "tail": flit.last, "need": (flit.size - 1)[:bits(self.B - 1)]}
 
     def _route(self, m):
         """The routing decision of a head: a function of the candidate's fields returning
@@ -448,11 +480,14 @@ class Router(wiring.Component):
             else:
                 e = eff[k - S * V]
                 m.d.comb += [c["has"].eq(e["v"]), c["al"].eq(e["al"]), c["out"].eq(e["out"]),
-                             c["ovc"].eq(e["ovc"]), c["src"].eq(n), c["dst"].eq(e["dst"]), c["hop"].eq(0),
-                             c["size"].eq(e["size"]), c["idx"].eq(e["idx"])]
+                             c["ovc"].eq(e["ovc"]), c["src"].eq(n), c["dst"].eq(e["dst"]), c["size"].eq(e["size"])]
                 m.d.comb += [c[f].eq(e[f]) for f in self.tags]
                 m.d.comb += [c[f].eq(self.lane[k - S * V].data[f]) for f in self.data_fields]
                 m.d.comb += [c[f].eq(x) for f, x in self._head_bits(e["idx"], e["size"]).items()]
+                if self.compact:
+                    m.d.comb += c["last"].eq(c["tail"])
+                else:
+                    m.d.comb += [c["hop"].eq(0), c["idx"].eq(e["idx"])]
                 a, p = e["route_arr"], e["route_plane"]
             arrived = Signal(name=f"arr{n}_{k}")
             nexthop = Signal(bits(S - 1), name=f"nh{n}_{k}")
@@ -505,8 +540,9 @@ class Router(wiring.Component):
         sent_terms = [[] for _ in range(K)]
         link_valid = ej_busy    # every link, credit and ejection register that may hold a flit or a credit (idle)
         # the flits that can cross a plane, registered with link stages (see below)
-        # a head's hop count goes out advanced
-        flits = [{**src, "hop": Mux(src["first"], src["hop"] + 1, src["hop"])[:self.hb]} for src in sources]
+        # a head's hop count goes out advanced (compact links carry none)
+        flits = [src if self.compact else {**src, "hop": Mux(src["first"], src["hop"] + 1, src["hop"])[:self.hb]}
+                 for src in sources]
         if self.link_stages:
             held = [{f: Signal(self.widths[f], name=f"hf{n}_{g}_{f}") for f in FIELDS} for g in range(G)]
             m.d.sync += [held[g][f].eq(flits[g][f]) for g in range(G) for f in FIELDS]
@@ -599,14 +635,17 @@ class Router(wiring.Component):
         arriving = []
         for y in range(S):
             port = self.i[y]
-            c = {"has": port.valid, **{f: port.flit[f] for f in ("src", "dst", "hop")}}
+            # compact links: a head in input VC v took hop v + 1 (hop-indexed VCs, V at least the
+            # longest route), so its hop count is the VC's
+            hop = (port.vc + 1)[:self.hb] if self.compact else port.flit.hop
+            c = {"has": port.valid, "src": port.flit.src, "dst": port.flit.dst, "hop": hop}
             a, p = decide(c, f"i{y}")
             ra, rp = Signal(name=f"ia{n}_{y}"), Signal(bits(S - 1), name=f"ip{n}_{y}")
             m.d.comb += [ra.eq(a), rp.eq(p)]
             arriving.append((ra, rp))
         # what an arriving flit's entry keeps besides its fields: its head bits and routing decision
-        incoming = [{**self._head_bits(self.i[y].flit.idx, self.i[y].flit.size),
-                     "route_arr": arriving[y][0], "route_plane": arriving[y][1]} for y in range(S)]
+        incoming = [{**self._arrival_head_bits(m, y), "route_arr": arriving[y][0], "route_plane": arriving[y][1]}
+                    for y in range(S)]
         for (y, v), q in fifo.items():
             port = self.i[y]
             m.d.comb += q["push"].eq(port.valid & (port.vc == v))

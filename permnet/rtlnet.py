@@ -307,7 +307,8 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
     require(0 <= node < M, f"--node must be a node of the network (0..{M - 1}), got {node}")
     comp = Router(routes, node, vcs=vcs, buffer=buffer, lanes=lanes, wormhole=switching == "wormhole",
                   size_bits=bits(max(size, buffer)), data_fields={"payload": flit_width}, eject=eject,
-                  link_stages=link_stages, credit_stages=credit_stages, cells=cells, allocator=allocator)
+                  link_stages=link_stages, credit_stages=credit_stages, cells=cells, allocator=allocator,
+                  compact=True)
     params = {"topology": net.name, "node": node, "vcs": vcs, "buffer": buffer, "switching": switching,
               "routing": routes.router, "flit_width": flit_width, "lanes": lanes, "eject": eject,
               "max_packet": size, "link_stages": link_stages, "credit_stages": credit_stages,

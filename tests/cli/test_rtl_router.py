@@ -21,8 +21,8 @@ def test_rtl_router_ports_are_the_routers(tmp_path):
     assert {f"{io}__{y}__{x}" for io in "io" for y in range(2) for x in ("valid", "vc", "flit", "credit")} <= ports
     assert {"inj__valid", "inj__ready", "lane__0__data", "lane__0__pop", "ej__valid", "ej__ready",
             "ej__payload"} <= ports
-    # flit: src, dst (3 bits each), hop (2), size, idx (3 bits each), payload (8)
-    assert re.search(r"input \[21:0\] i__1__flit;", text) and re.search(r"output \[2:0\] i__0__credit;", text)
+    # compact flit: src, dst, size (3 bits each), last (1), payload (8): no hop count, no index
+    assert re.search(r"input \[17:0\] i__1__flit;", text) and re.search(r"output \[2:0\] i__0__credit;", text)
     assert "//   credit_stages = 1" in text
 
 
@@ -44,16 +44,15 @@ def test_rtl_router_bad_input(tmp_path, args, needle):
 @pytest.mark.parametrize("allocator", ["input-first", "two-stage"])
 def test_rtl_router_input_first_keeps_each_ports_buffers_in_one_ram(tmp_path, allocator):
     """``--allocator input-first`` (and ``two-stage``): per input port one memory of V B words
-    (rounded up to a power of two: 3 VCs of 4 flits, 16 words) holding the flit's fields, src
-    and dst (3 bits each), hop (2: up to 3 hops), size and idx (3 each: up to 4 flits) and the
-    payload (8), written at (vc, slot) as a flit arrives; the head register keeps only the
-    head bits derived from them."""
+    (rounded up to a power of two: 3 VCs of 4 flits, 16 words) holding the compact flit's
+    fields, src, dst and size (3 bits each), last (1) and the payload (8), written at (vc, slot)
+    as a flit arrives; the head register keeps only the head bits derived from them."""
     p = run("rtl", "router", "-M", 8, "-S", 2, "--flit-width", 8, "--vcs", 3, "--allocator", allocator,
             "-o", "out/r.v", cwd=tmp_path)
     assert p.stderr.strip() == "wrote out/r.v"
     text = (tmp_path / "out" / "r.v").read_text()
     assert f"//   allocator = {allocator}" in text
-    assert sorted(re.findall(r"reg \[(\d+):0\] (ram\d+) \[(\d+):0\];", text)) == [("21", f"ram{y}", "15")
+    assert sorted(re.findall(r"reg \[(\d+):0\] (ram\d+) \[(\d+):0\];", text)) == [("17", f"ram{y}", "15")
                                                                                      for y in range(2)]
     assert re.search(r"ram0\[\{ i__0__vc, [^}]+\}\] <= ", text)
 
