@@ -12,8 +12,8 @@ e.g. the self-test's serial number) and ``data`` (per flit, fetched through
 the lane port, e.g. the payload). With ``compact=True`` (the stream
 network's routers) it carries ``src, dst, size, last``: a head's hop count is
 its input VC's number plus one (hop-indexed VCs with V at least the longest
-route), and the allocation needs a flit's tail bit, not its index, so
-neither travels.
+route), and whether a flit is a head is known per input VC (the flit after a
+tail), so neither travels.
 """
 
 from __future__ import annotations
@@ -32,10 +32,9 @@ __all__ = ["Router", "ALLOCATORS", "EJECT_MODES", "bits", "flit_layout", "link_s
 
 EJECT_MODES = ("vc", "port")
 # what the allocation reads of a buffer's head flit, derived from its fields as it is written and
-# kept beside it, then in a register per buffer: the tail bit (idx == size - 1) and the credits
-# it needs less one (size - 1, the thermometer bit it tests); links that carry a hop count keep
-# the head bit (idx == 0) as well, for the count's increment
-HEAD_BITS = ("tail", "need")
+# kept beside it, then in a register per buffer: the head bit (idx == 0), the tail bit
+# (idx == size - 1) and the credits it needs less one (size - 1, the thermometer bit it tests)
+HEAD_BITS = ("first", "tail", "need")
 
 
 def bits(n: int) -> int:
@@ -115,8 +114,8 @@ class Router(wiring.Component):
     -----------------------------
     * Route computation: 0 cycles, off the allocation path. A flit is routed (the next-hop
       unit or the route table, one per input port) as it is written into its input buffer,
-      and the decision is kept beside it with the flit's tail bit and the credits it needs
-      (``HEAD_BITS``, derived as it is written); a buffer's head flit's copies sit
+      and the decision is kept beside it with the flit's head and tail bits and the credits
+      it needs (``HEAD_BITS``, derived as it is written); a buffer's head flit's copies sit
       in a head register, so the allocation never reads through the
       buffer's read multiplexer. A lane's packet is routed once, as its descriptor is taken
       (hop 0: on up to 64 nodes with fixed routes a ROM over ``dst`` of the route table's
@@ -237,7 +236,7 @@ class Router(wiring.Component):
         # input-first: a buffer entry's flit fields live in its port's LUT RAM (``ram[y]``)
         kept = self.fields if allocator == "combined" else ()
         self.ram_fields = tuple(f for f in self.fields if f not in kept)
-        self.head_widths = {"tail": 1, "need": bits(B - 1)} | ({} if compact else {"first": 1})
+        self.head_widths = {"first": 1, "tail": 1, "need": bits(B - 1)}
         self.buffers = {
             (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}", kept) for i in range(B)],
                      "head": Signal(bits(B - 1), name=f"fh{n}_{y}_{v}"),
@@ -255,21 +254,23 @@ class Router(wiring.Component):
                 "route_arr": Signal(name=f"{name}_arr"), "route_plane": Signal(bits(self.S - 1), name=f"{name}_pl")}
 
     def _head_bits(self, idx, size) -> dict:
-        """The head bits (``head_widths``) of a flit with index ``idx`` of a ``size``-flit packet."""
-        bits_ = {"first": idx == 0, "tail": idx == size - 1, "need": (size - 1)[:bits(self.B - 1)]}
-        return {f: bits_[f] for f in self.head_widths}
+        """``HEAD_BITS`` of a flit with index ``idx`` of a ``size``-flit packet."""
+        return {"first": idx == 0, "tail": idx == size - 1, "need": (size - 1)[:bits(self.B - 1)]}
 
-    def _source(self, c) -> dict:
-        """A candidate as a flit source: its fields (and its head bit, for the hop count's
-        increment on links that carry it)."""
-        return {**{f: c[f] for f in self.fields}, **({} if self.compact else {"first": c["first"]})}
-
-    def _arrival_head_bits(self, y: int) -> dict:
-        """The head bits of the flit arriving on input port y (compact links: its ``last``)."""
+    def _arrival_head_bits(self, m, y: int) -> dict:
+        """``HEAD_BITS`` of the flit arriving on input port y. Compact links carry a tail bit and
+        no index: a VC's flits are one packet's from head to tail (its output VC upstream is
+        owned from head to tail), so the flit after a tail, and the first, is a head; one
+        register per input VC remembers whether the last flit it received was a tail."""
         flit = self.i[y].flit
         if not self.compact:
             return self._head_bits(flit.idx, flit.size)
-        return {"tail": flit.last, "need": (flit.size - 1)[:bits(self.B - 1)]}
+        after_tail = [Signal(init=1, name=f"fa{self.node}_{y}_{v}") for v in range(self.V)]
+        for v in range(self.V):
+            with m.If(self.i[y].valid & (self.i[y].vc == v)):
+                m.d.sync += after_tail[v].eq(flit.last)
+        first = Array(after_tail)[self.i[y].vc] if self.V > 1 else after_tail[0]
+        return {"first": first, "tail": flit.last, "need": (flit.size - 1)[:bits(self.B - 1)]}
 
     def _route(self, m):
         """The routing decision of a head: a function of the candidate's fields returning
@@ -471,7 +472,7 @@ class Router(wiring.Component):
                 # multiplexer (input-first: through the port's RAM, below)
                 m.d.comb += [c["has"].eq(hd["has"]), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
                              c["ovc"].eq(q["ovc"])]
-                m.d.comb += [c[f].eq(hd[f]) for f in self.head_widths]
+                m.d.comb += [c[f].eq(hd[f]) for f in HEAD_BITS]
                 for f in FIELDS:
                     if f not in self.ram_fields:
                         m.d.comb += c[f].eq(self._pick(m, [ent[f] for ent in q["ent"]], q["head"], f"rd{y}_{v}_{f}"))
@@ -531,7 +532,7 @@ class Router(wiring.Component):
             elig, eject_req, sources, members, advances = self._input_first(m, cand, elig, eject_req, ehold, eheld,
                                                                             fifo)
         else:
-            sources = [self._source(c) for c in cand]
+            sources = [{**{f: c[f] for f in FIELDS}, "first": c["first"]} for c in cand]
             members, advances = [[k] for k in range(K)], []
         G = len(sources)
         ejected, ej_busy = self._eject(m, cand, eject_req, ehold, eheld, sources, members)
@@ -556,10 +557,11 @@ class Router(wiring.Component):
             # registers the grant and the candidates' flits and multiplexes in the next cycle, so
             # the allocation ends at a register and the data path has a cycle of its own.
             port = self.o[y]
-            xovc, xtail = Signal(vb, name=f"xv{n}_{y}"), Signal(name=f"xt{n}_{y}")
+            xovc = Signal(vb, name=f"xv{n}_{y}")
+            xfirst, xtail = Signal(name=f"xf{n}_{y}"), Signal(name=f"xt{n}_{y}")
             # the granted candidate's control fields, off the datapath multiplexers
             m.d.comb += [x.eq(self._onehot_select(grant, [c[key] for c in cand]))
-                         for x, key in ((xovc, "wovc"), (xtail, "tail"))]
+                         for x, key in ((xovc, "wovc"), (xfirst, "first"), (xtail, "tail"))]
             control, sel = Cat(gv, xovc), gk
             if self.link_stages:
                 control, sel = Signal(1 + vb, name=f"link{n}_{y}_0"), Signal(len(gk), name=f"lgk{n}_{y}")
@@ -581,10 +583,11 @@ class Router(wiring.Component):
                     m.d.sync += cr.eq(cr >> 1)
                 with m.Elif(back & ~send):
                     m.d.sync += cr.eq(Cat(1, cr[:-1]))
-                # owned from the head's send to the tail's: a flit other than a head is sent only
-                # by the packet that owns the VC, so every send but a tail's leaves it owned
                 with m.If(send):
-                    m.d.sync += owner[y, v].eq(~xtail)
+                    with m.If(xtail):
+                        m.d.sync += owner[y, v].eq(0)
+                    with m.Elif(xfirst):
+                        m.d.sync += owner[y, v].eq(1)
             with m.If(gv):
                 m.d.sync += advance
         # idle: no flit in a buffer, a lane or a link stage
@@ -641,7 +644,7 @@ class Router(wiring.Component):
             m.d.comb += [ra.eq(a), rp.eq(p)]
             arriving.append((ra, rp))
         # what an arriving flit's entry keeps besides its fields: its head bits and routing decision
-        incoming = [{**self._arrival_head_bits(y), "route_arr": arriving[y][0], "route_plane": arriving[y][1]}
+        incoming = [{**self._arrival_head_bits(m, y), "route_arr": arriving[y][0], "route_plane": arriving[y][1]}
                     for y in range(S)]
         for (y, v), q in fifo.items():
             port = self.i[y]
@@ -714,13 +717,12 @@ class Router(wiring.Component):
             for f in FIELDS:
                 src[f] = rd.data[at:at + self.widths[f]]
                 at += self.widths[f]
-            if not self.compact:
-                src["first"] = self._onehot_select(grant, [cand[k]["first"] for k in ks])
+            src["first"] = self._onehot_select(grant, [cand[k]["first"] for k in ks])
             sources.append(src)
         for k in range(S * V, K):
             c = cand[k]
             members.append([k])
-            sources.append(self._source(c))
+            sources.append({**{f: c[f] for f in FIELDS}, "first": c["first"]})
         masked = []
         for y in range(S):
             masked.append([])
