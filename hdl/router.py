@@ -236,7 +236,7 @@ class Router(wiring.Component):
         # input-first: a buffer entry's flit fields live in its port's LUT RAM (``ram[y]``)
         kept = self.fields if allocator == "combined" else ()
         self.ram_fields = tuple(f for f in self.fields if f not in kept)
-        self.head_widths = {"first": 1, "tail": 1, "need": bits(B - 1)}
+        self.head_widths = dict(zip(HEAD_BITS, (1, 1, bits(B - 1))))
         self.buffers = {
             (y, v): {"ent": [self._flit(f"f{n}_{y}_{v}_{i}", kept) for i in range(B)],
                      "head": Signal(bits(B - 1), name=f"fh{n}_{y}_{v}"),
@@ -256,6 +256,10 @@ class Router(wiring.Component):
     def _head_bits(self, idx, size) -> dict:
         """``HEAD_BITS`` of a flit with index ``idx`` of a ``size``-flit packet."""
         return {"first": idx == 0, "tail": idx == size - 1, "need": (size - 1)[:bits(self.B - 1)]}
+
+    def _source(self, c) -> dict:
+        """A candidate as a flit source: its fields and its head bit (for the hop count's increment)."""
+        return {**{f: c[f] for f in self.fields}, "first": c["first"]}
 
     def _arrival_head_bits(self, m, y: int) -> dict:
         """``HEAD_BITS`` of the flit arriving on input port y. Compact links carry a tail bit and
@@ -513,7 +517,8 @@ class Router(wiring.Component):
             elig.append([])
             for k, c in enumerate(cand):
                 # a head asks for its next hop's VC (a constant, _next_vc), a body flit for its packet's
-                cr = credit[y, self._next_vc(k)]
+                w = self._next_vc(k)
+                cr = credit[y, w]
                 enough = cr[0] if self.wormhole else Array(cr)[c["need"]]
                 # a body flit's credit: with virtual cut-through always there (its head took the
                 # whole packet's, and only this packet spends that VC's credits until its tail)
@@ -521,7 +526,7 @@ class Router(wiring.Component):
                     Array(credit[y, v][0] for v in range(V))[c["ovc"]] if V > 1 else credit[y, 0][0])
                 ok = Signal(name=f"el{n}_{y}_{k}")
                 m.d.comb += ok.eq(c["req"] & (c["wout"] == y)
-                                  & Mux(c["new"], ~owner[y, self._next_vc(k)] & enough, body))
+                                  & Mux(c["new"], ~owner[y, w] & enough, body))
                 elig[y].append(ok)
         ehold = Signal(name=f"ehold{n}")                               # ejection port: a packet is held
         eheld = [Signal(name=f"eheld{n}_{k}") for k in range(K)]     # one-hot: the packet held
@@ -532,7 +537,7 @@ class Router(wiring.Component):
             elig, eject_req, sources, members, advances = self._input_first(m, cand, elig, eject_req, ehold, eheld,
                                                                             fifo)
         else:
-            sources = [{**{f: c[f] for f in FIELDS}, "first": c["first"]} for c in cand]
+            sources = [self._source(c) for c in cand]
             members, advances = [[k] for k in range(K)], []
         G = len(sources)
         ejected, ej_busy = self._eject(m, cand, eject_req, ehold, eheld, sources, members)
@@ -722,7 +727,7 @@ class Router(wiring.Component):
         for k in range(S * V, K):
             c = cand[k]
             members.append([k])
-            sources.append({**{f: c[f] for f in FIELDS}, "first": c["first"]})
+            sources.append(self._source(c))
         masked = []
         for y in range(S):
             masked.append([])
