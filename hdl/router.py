@@ -210,6 +210,9 @@ class Router(wiring.Component):
         self.K = self.S * vcs + lanes
         self.wormhole, self.eject, self.link_stages = wormhole, eject, link_stages
         self.credit_stages, self.allocator = credit_stages, allocator
+        # two-stage and separate-va choose each port's offer a cycle ahead and register the ejection
+        self.offer_ahead = allocator in ("two-stage", "separate-va")
+        self.separate_va = allocator == "separate-va"
         require(cells in ("generic", "ecp5"), f"unknown cells {cells!r} (generic, ecp5)")
         self.cells = cells
         self.nb, self.hb, self.zb = bits(self.M - 1), bits(self.H), size_bits
@@ -504,10 +507,18 @@ class Router(wiring.Component):
             m.d.comb += [
                 c["eject"].eq(c["has"] & ((~c["al"] & arrived) | (c["al"] & (c["out"] == S)))),
                 c["new"].eq(c["has"] & ~c["al"] & ~arrived),
-                c["req"].eq(c["new"] | (c["has"] & c["al"] & (c["out"] != S))),
-                c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
-                c["wovc"].eq(Mux(c["al"], c["ovc"], self._next_vc(k))),
             ]
+            if self.separate_va:
+                # a head first asks for its output VC (below); the switch sees only allocated flits
+                c["plane"] = nexthop
+                m.d.comb += [c["req"].eq(c["has"] & c["al"] & (c["out"] != S)), c["wout"].eq(c["out"]),
+                             c["wovc"].eq(c["ovc"])]
+            else:
+                m.d.comb += [
+                    c["req"].eq(c["new"] | (c["has"] & c["al"] & (c["out"] != S))),
+                    c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
+                    c["wovc"].eq(Mux(c["al"], c["ovc"], self._next_vc(k))),
+                ]
             cand.append(c)
         # candidate k may send on plane y: it asks for y, and the output VC it asks for is free (a
         # head) and has the credits it needs (the whole packet with virtual cut-through, else
@@ -525,9 +536,13 @@ class Router(wiring.Component):
                 body = Const(1, 1) if not self.wormhole else (
                     Array(credit[y, v][0] for v in range(V))[c["ovc"]] if V > 1 else credit[y, 0][0])
                 ok = Signal(name=f"el{n}_{y}_{k}")
-                m.d.comb += ok.eq(c["req"] & (c["wout"] == y)
-                                  & Mux(c["new"], ~owner[y, w] & enough, body))
+                if self.separate_va:
+                    m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & body)
+                else:
+                    m.d.comb += ok.eq(c["req"] & (c["wout"] == y)
+                                      & Mux(c["new"], ~owner[y, w] & enough, body))
                 elig[y].append(ok)
+        va_taken, va_owned, va_ok = self._allocate_vcs(m, cand, owner, credit) if self.separate_va else ({}, {}, None)
         ehold = Signal(name=f"ehold{n}")                               # ejection port: a packet is held
         eheld = [Signal(name=f"eheld{n}_{k}") for k in range(K)]     # one-hot: the packet held
         eject_req = [c["eject"] for c in cand]
@@ -535,7 +550,7 @@ class Router(wiring.Component):
         # each port's offered flit (``sources``), and the candidates of each source (``members``)
         if self.allocator != "combined":
             elig, eject_req, sources, members, advances = self._input_first(m, cand, elig, eject_req, ehold, eheld,
-                                                                            fifo)
+                                                                            fifo, va_ok)
         else:
             sources = [self._source(c) for c in cand]
             members, advances = [[k] for k in range(K)], []
@@ -588,11 +603,17 @@ class Router(wiring.Component):
                     m.d.sync += cr.eq(cr >> 1)
                 with m.Elif(back & ~send):
                     m.d.sync += cr.eq(Cat(1, cr[:-1]))
+                # an output VC is owned from its head's send (separate-va: its head's allocation)
+                # to its tail's send (a one-flit packet's head is its tail)
+                if self.separate_va and (y, v) in va_owned:
+                    with m.If(va_owned[y, v]):
+                        m.d.sync += owner[y, v].eq(1)
                 with m.If(send):
                     with m.If(xtail):
                         m.d.sync += owner[y, v].eq(0)
-                    with m.Elif(xfirst):
-                        m.d.sync += owner[y, v].eq(1)
+                    if not self.separate_va:
+                        with m.Elif(xfirst):
+                            m.d.sync += owner[y, v].eq(1)
             with m.If(gv):
                 m.d.sync += advance
         # idle: no flit in a buffer, a lane or a link stage
@@ -620,6 +641,7 @@ class Router(wiring.Component):
                     m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(S)]
                 with m.Elif(sent):
                     m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(c["wout"]), q["ovc"].eq(c["wovc"])]
+                self._take_vc(m, k, va_taken, q)
             else:
                 j = k - S * V
                 e, r = eff[j], lane[j]
@@ -631,6 +653,7 @@ class Router(wiring.Component):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(S)]
                 with m.Elif(sent):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
+                self._take_vc(m, k, va_taken, r)
         # input-first: a port's round robin moves on when the VC it offered moved
         for ks, advance in zip(members, advances):
             with m.If(Cat(*(moved[k] for k in ks)).any()):
@@ -670,7 +693,51 @@ class Router(wiring.Component):
                 m.d.sync += [hd[f].eq(incoming[y][f]) for f in keys] + [hd["has"].eq(q["push"])]
         return m
 
-    def _input_first(self, m, cand, elig, eject_req, hold, held, fifo):
+    def _allocate_vcs(self, m, cand, owner, credit):
+        """VC allocation a cycle ahead of switch allocation (``allocator="separate-va"``): one
+        round-robin arbiter per output VC (y, w) over the heads that ask for it (their next hop
+        is plane y and their next VC, a constant, is w) and can have it (it is free and has the
+        credits the head needs). A grant makes the VC owned and allocates it to the head, which
+        asks the switch from the next cycle on. Returns ``(taken, owned, ok)``: ``taken[k]`` the
+        ``(y, grant)`` pairs of candidate k, ``owned[y, w]`` that output VC (y, w) is granted,
+        ``ok[k]`` that candidate k asks with a chance (its port may offer it next cycle)."""
+        n, S = self.node, self.S
+        taken, owned, ok, asks = {}, {}, [], {}
+        for k, c in enumerate(cand):
+            w = self._next_vc(k)
+            row = []
+            for y in range(S):
+                cr = credit[y, w]
+                enough = cr[0] if self.wormhole else Array(cr)[c["need"]]
+                r = Signal(name=f"va{n}_{y}_{k}")
+                m.d.comb += r.eq(c["new"] & (c["plane"] == y) & ~owner[y, w] & enough)
+                row.append(r)
+                asks.setdefault((y, w), []).append((k, r))
+            a = Signal(name=f"vaok{n}_{k}")
+            m.d.comb += a.eq(Cat(*row).any())
+            ok.append(a)
+            taken[k] = []
+        for (y, w), reqs in asks.items():
+            gv, g, _, advance = self._round_robin(m, f"va{n}_{y}_{w}", [r for _, r in reqs])
+            with m.If(gv):
+                m.d.sync += advance
+            owned[y, w] = gv
+            for (k, _), gk in zip(reqs, g):
+                taken[k].append((y, gk))
+        return taken, owned, ok
+
+    def _take_vc(self, m, k, taken, state):
+        """Candidate k's allocation state (``al``, ``out``, ``ovc``) after a VC allocation grant
+        (``taken``, :meth:`_allocate_vcs`; none without separate VC allocation)."""
+        if not taken:
+            return
+        grants = [g for _, g in taken[k]]
+        planes = [Const(y, len(state["out"])) for y, _ in taken[k]]
+        with m.If(Cat(*grants).any()):
+            m.d.sync += [state["al"].eq(1), state["out"].eq(self._onehot_select(grants, planes)),
+                         state["ovc"].eq(self._next_vc(k))]
+
+    def _input_first(self, m, cand, elig, eject_req, hold, held, fifo, va_ok=None):
         """Input-first allocation (``allocator="input-first"``): each input port offers one VC,
         round robin after the last of its VCs that moved, among those that can move now (``elig``
         on some plane, or an arrived packet the ejection port may take: none is held, or it is
@@ -686,7 +753,8 @@ class Router(wiring.Component):
         ok = []
         for k, c in enumerate(cand):
             o = Signal(name=f"ok{n}_{k}")
-            m.d.comb += o.eq(Cat(*(elig[y][k] for y in range(S))).any() | (eject_req[k] & (~hold | held[k])))
+            can = Cat(*(elig[y][k] for y in range(S))).any() | (eject_req[k] & (~hold | held[k]))
+            m.d.comb += o.eq(can | va_ok[k] if va_ok else can)
             ok.append(o)
         offered = [Const(1, 1)] * K
         sources, members, advances = [], [], []
@@ -694,7 +762,7 @@ class Router(wiring.Component):
         width = sum(self.widths[f] for f in self.ram_fields)
         for y in range(S):
             ks = [y * V + v for v in range(V)]
-            if self.allocator == "two-stage":
+            if self.offer_ahead:
                 # the offer is registered: chosen in cycle t, it asks in t + 1
                 grant = [Signal(name=f"off{n}_{y}_{v}") for v in range(V)]
                 gk = Signal(bits(V - 1), name=f"offk{n}_{y}")
@@ -781,7 +849,7 @@ class Router(wiring.Component):
         tail = Signal(name=f"etail{n}")
         go = [Signal(name=f"ego{n}_{k}") for k in range(K)]
         m.d.comb += tail.eq(self._onehot_select(offer, [c["tail"] for c in cand]))
-        if self.allocator == "two-stage":
+        if self.offer_ahead:
             # the ejection stage: the grant and every source's flit are registered when the
             # register is empty or being emptied, and multiplexed in the next cycle
             accept, valid = Signal(name=f"eacc{n}"), Signal(name=f"ev{n}")
@@ -803,4 +871,4 @@ class Router(wiring.Component):
             m.d.sync += advance       # the held packet was the last grant from its first offer on
         with m.If(gv):
             m.d.sync += [hold.eq(~(accept & tail))] + [held[k].eq(offer[k]) for k in range(K)]
-        return go, [valid] if self.allocator == "two-stage" else []
+        return go, [valid] if self.offer_ahead else []

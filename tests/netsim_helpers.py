@@ -54,7 +54,7 @@ def run_main(argv, capsys) -> Ran:
 
 
 def compiled_equals_cpython(table, *, lanes: int, kind: int = 0, cdf=None, eject_port: bool = False,
-                            input_first: bool = False, two_stage: bool = False):
+                            input_first: bool = False, two_stage: bool = False, separate_va: bool = False):
     """Run the kernel (:func:`permnet.sim.netsim.kernel.simulate`) and the same loop in CPython
     (``simulate.py_func``) on ``table`` (2 VCs, 4-flit buffers, load 0.5, 2-flit packets, 20 warm-up
     and 60 measured cycles, seed 3) and assert every output array is equal; returns the stats.
@@ -70,7 +70,7 @@ def compiled_equals_cpython(table, *, lanes: int, kind: int = 0, cdf=None, eject
     args = (table.planes, up, table.length, table.hops, 2, 4, False, lanes, 16, kind,
             np.zeros(1, np.int64), 0.5, 2, 0, 0.0, np.zeros((1, 1)) if cdf is None else cdf, e, e, e, e,
             20, 60, 200, 100, 3, 1000, bool(eject_port), 0, 0, bool(input_first), bool(two_stage),
-            np.zeros(1, np.int64))
+            bool(separate_va), np.zeros(1, np.int64))
     fast, slow = kernel.simulate(*args), kernel.simulate.py_func(*args)
     for x, y in zip(fast, slow):
         assert np.array_equal(x, y)

@@ -5,7 +5,11 @@
 * ``input-first``: each input port first offers one of its VCs, then the
   output and ejection arbiters go round the ports;
 * ``two-stage``: input-first with each port's offer chosen a cycle ahead and
-  the ejection port registered.
+  the ejection port registered;
+* ``separate-va``: two-stage with VC allocation a cycle before switch
+  allocation: a head is first granted its output VC (one round-robin arbiter
+  per output VC), then crosses in a later cycle, switch allocation no longer
+  testing owners or (with virtual cut-through) credits.
 
 The models are stated in :mod:`permnet.sim.netsim` and built in
 :class:`permnet.hdl.router.Router`.
@@ -13,4 +17,4 @@ The models are stated in :mod:`permnet.sim.netsim` and built in
 
 __all__ = ["ALLOCATORS"]
 
-ALLOCATORS = ("combined", "input-first", "two-stage")
+ALLOCATORS = ("combined", "input-first", "two-stage", "separate-va")

@@ -48,7 +48,9 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--allocator", type=click.Choice(ALLOCATORS), default="combined", show_default=True,
               help="combined: every input VC may move each cycle; input-first: one VC per input port per cycle "
                    "(the RTL's --allocator input-first, one LUT RAM per input port); two-stage: input-first with "
-                   "each port's offer chosen a cycle ahead and the ejection registered (a cycle more to eject)")
+                   "each port's offer chosen a cycle ahead and the ejection registered (a cycle more to eject); "
+                   "separate-va: two-stage with a head's output VC allocated the cycle before it crosses (a "
+                   "cycle more per hop; the RTL's shortest allocation loop)")
 @click.option("--cycles", type=int, default=2000, show_default=True, help="measurement window (cycles)")
 @click.option("--warmup", type=int, default=500, show_default=True, help="warm-up cycles")
 @click.option("--timeout", type=int, default=1000, show_default=True, help="no-progress cycles meaning deadlock")

@@ -178,7 +178,8 @@ def gen_hil(uart_divisor=None, **options):
 ALLOCATOR_HELP = ("combined: every input VC may move each cycle; input-first: each input port offers one VC "
                   "per cycle, its buffers in one LUT RAM; two-stage: input-first with each port's offer chosen "
                   "a cycle ahead and the ejected flit registered (a shorter allocation loop; a cycle more "
-                  "to eject) ({}; permnet netsim --allocator)")
+                  "to eject); separate-va: two-stage with a head's output VC allocated the cycle before it "
+                  "crosses (a higher Fmax; a cycle more per hop) ({}; permnet netsim --allocator)")
 
 
 def network_options(f):

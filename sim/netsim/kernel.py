@@ -30,7 +30,7 @@ STAT_FIELDS = ("cycles", "deadlock", "created_window", "measured", "measured_don
 @njit(cache=True, nogil=True)
 def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, rate, size, hot, hot_frac, cdf,
              tc, ts, td, tsz, warmup, window, max_cycles, timeout, seed, logcap, eject_port=False, link_stages=0,
-             credit_stages=0, input_first=False, two_stage=False, stop=None):
+             credit_stages=0, input_first=False, two_stage=False, separate_va=False, stop=None):
     S, M = planes.shape
     NCH = M * S * V
     K = S * V + lanes
@@ -96,6 +96,11 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
     pseen = np.zeros((M, S * V), np.uint8)
     pirr = np.full((M, S), V - 1, np.int64)
     ej_delay = 1 if two_stage else 0
+    # separate VC allocation: the output VC (plane, VC) each head asks for, one round-robin
+    # arbiter per output VC (the last candidate granted)
+    vwant = np.full(K, -1, np.int64)
+    vwvc = np.zeros(K, np.int64)
+    vrr = np.full((M, S, V), K - 1, np.int64)
     pejrr = np.full(M, G - 1, np.int64)
     # ejection: the candidates that eject this cycle; with eject_port one per node, held from head to tail
     ejq = np.zeros(K, np.uint8)
@@ -240,6 +245,7 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                 nreq[y] = 0
             for k in range(K):
                 want[k] = -1
+                vwant[k] = -1
                 able[k] = 0
                 if k < S * V:
                     y = k // V
@@ -273,6 +279,12 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         och = (n * S + want[k]) * V + wovc[k]
                         need = 1 if wormhole else psize[p]
                         able[k] = 1 if owner[och] == 0 and credits[och] >= need else 0
+                        if separate_va:
+                            # the head asks for its output VC only; it can be offered next cycle
+                            vwant[k] = want[k]
+                            vwvc[k] = wovc[k]
+                            nreq[want[k]] -= 1
+                            want[k] = -1
                         continue
                 if a == S:
                     ejq[k] = 1
@@ -457,6 +469,28 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         linkflits[n * S + y] += 1
                     last_progress = t
                     break
+            if separate_va:
+                # VC allocation, from this cycle's requests (a head asking for an output VC
+                # neither moved nor ejected this cycle; its output VC was free at the start of the
+                # cycle, so no flit crossed it): per output VC, round robin after the last
+                # candidate granted among the heads that ask for it and can have it (free, with
+                # the credits they need); the head can cross in the next cycle at the earliest
+                for y in range(S):
+                    for w in range(V):
+                        for i in range(1, K + 1):
+                            k = (vrr[n, y, w] + i) % K
+                            if vwant[k] != y or vwvc[k] != w or able[k] == 0:
+                                continue
+                            vrr[n, y, w] = k
+                            owner[(n * S + y) * V + w] = 1
+                            if k < S * V:
+                                ch = (up[k // V, n] * S + k // V) * V + (k % V)
+                                valloc[ch] = y
+                                vovc[ch] = w
+                            else:
+                                lalloc[n, k - S * V] = y
+                                lovc[n, k - S * V] = w
+                            break
         if two_stage:
             # next cycle's offers: per input port, round robin after the last of its VCs that
             # moved (as of the start of this cycle), among those that could move this cycle and

@@ -47,7 +47,8 @@ class Config:
     link_stages: int = 0            # registers on each link's forward path: a hop takes 1 + link_stages cycles
     credit_stages: int = 0          # registers on each credit's way back: a credit takes 1 + credit_stages cycles
     allocator: str = "combined"     # "combined" (no input-port limit), "input-first" (one VC per input port per
-                                    # cycle) or "two-stage" (input-first with the port's offer chosen a cycle ahead)
+                                    # cycle), "two-stage" (input-first with the port's offer chosen a cycle ahead)
+                                    # or "separate-va" (two-stage with a head's output VC allocated a cycle ahead)
     queue: int = 256                # source-queue capacity in packets per node
     warmup: int = 500
     cycles: int = 2000              # measurement window
@@ -173,11 +174,13 @@ def zero_load_latency(table, size: int, link_stages: int = 0, allocator: str = "
     ``hops (1 + link_stages) + size`` cycles (one cycle per hop -- route, allocate and cross the
     link in the cycle the head arrives -- plus the link registers, then one cycle per flit to eject).
     With ``allocator="two-stage"`` the ejection register adds one (a head that reaches an empty
-    VC is offered as it arrives)."""
+    VC is offered as it arrives); ``"separate-va"`` adds that and one cycle per hop (a head's
+    output VC is allocated in the cycle before it crosses)."""
     M = table.M
-    extra = 1 if allocator == "two-stage" and M > 1 else 0
+    extra = 1 if allocator in ("two-stage", "separate-va") and M > 1 else 0
+    per_hop = 1 + link_stages + (allocator == "separate-va")
     off = ~np.eye(M, dtype=bool)
-    return float(table.length[off].mean()) * (1 + link_stages) + size + extra if M > 1 else float(size)
+    return float(table.length[off].mean()) * per_hop + size + extra if M > 1 else float(size)
 
 
 def _percentile(hist: np.ndarray, q: float) -> float:
@@ -252,7 +255,8 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
         cfg.packet_size, traffic.hot, traffic.hot_frac,
         traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc, ts, td, tsz, warmup, window, max_cycles,
         cfg.timeout, cfg.seed, cfg.log, cfg.ejection == "port", cfg.link_stages,
-        cfg.credit_stages, cfg.allocator != "combined", cfg.allocator == "two-stage")
+        cfg.credit_stages, cfg.allocator != "combined", cfg.allocator in ("two-stage", "separate-va"),
+        cfg.allocator == "separate-va")
     st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = max(st["measured_done"], 1)
     if traffic.kind == kernel.TRACE:

@@ -41,9 +41,9 @@ def test_rtl_router_bad_input(tmp_path, args, needle):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("allocator", ["input-first", "two-stage"])
+@pytest.mark.parametrize("allocator", ["input-first", "two-stage", "separate-va"])
 def test_rtl_router_input_first_keeps_each_ports_buffers_in_one_ram(tmp_path, allocator):
-    """``--allocator input-first`` (and ``two-stage``): per input port one memory of V B words
+    """``--allocator input-first`` (and ``two-stage``, ``separate-va``): per input port one memory of V B words
     (rounded up to a power of two: 3 VCs of 4 flits, 16 words) holding the compact flit's
     fields, src, dst and size (3 bits each), last (1) and the payload (8), written at (vc, slot)
     as a flit arrives; the head register keeps only the head bits derived from them."""

@@ -150,7 +150,9 @@ def stalls(got):
     ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "input-first"}),
     ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1}),
     ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "two-stage"}),
-    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "two-stage", "link_stages": 1, "credit_stages": 1})])
+    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "two-stage", "link_stages": 1, "credit_stages": 1}),
+    ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va"}),
+    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "separate-va", "link_stages": 1, "credit_stages": 1})])
 def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switching, buffer, kw):
     """Phase 1, tready always high, random injection gaps: each packet's delivery cycle (the
     cycle after its tail leaves) is the simulator's for a trace that creates it the cycle after
@@ -159,7 +161,8 @@ def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switch
     the source, its words in order (wormhole packets longer than 2-flit buffers included); with
     M = 9 one packet names node 12, which is dropped and raises ``dest_error``. The same with
     the input-first allocator (one VC per input port per cycle, buffers in a LUT RAM per port)
-    and the two-stage one (its offers a cycle ahead, its ejection registered), with link and
+    and the two-stage one (its offers a cycle ahead, its ejection registered), and the
+    separate-va one (a head's output VC allocated a cycle before it crosses), with link and
     credit stages, against the simulator's same options."""
     t, dut = network(topo, M, S, router, buffer, switching, **kw)
     check_streams(t, dut, topo, M, S, buffer, switching, kw)
@@ -182,8 +185,11 @@ def check_streams(t, dut, topo, M, S, buffer, switching, sim_kw):
                                         ejection="port", log=len(order) + 1, **sim_kw))
     want = {order[int(a[0])]: int(a[4]) for a in ref.log}
     assert len(want) == len(order) and done == want
-    # a packet alone takes hops (1 + L) + size cycles, one more through the two-stage ejection register
-    alone = lambda a: int(a[5]) * (1 + sim_kw.get("link_stages", 0)) + int(a[6]) + (sim_kw.get("allocator") == "two-stage")
+    # a packet alone takes hops (1 + L) + size cycles, one more through the two-stage ejection
+    # register, and with separate-va one more per hop (its VC allocation)
+    ahead = sim_kw.get("allocator") in ("two-stage", "separate-va")
+    per_hop = 1 + sim_kw.get("link_stages", 0) + (sim_kw.get("allocator") == "separate-va")
+    alone = lambda a: int(a[5]) * per_hop + int(a[6]) + ahead
     contention = sum(int(a[4] - a[3]) > alone(a) for a in ref.log)
     assert contention > 0                                # the arbiters and the ejection port were exercised
     check_delivery(pressed, got2, M)

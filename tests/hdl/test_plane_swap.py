@@ -178,12 +178,13 @@ def check_swap(rec, M, swap_at, credit_lag=0):
 
 
 @pytest.mark.parametrize("allocator,plane_stages", [("combined", 0), ("input-first", 0), ("two-stage", 0),
-                                                    ("two-stage", 1), ("combined", 1)])
+                                                    ("two-stage", 1), ("combined", 1), ("separate-va", 1)])
 def test_swap_to_another_decomposition_loses_nothing(allocator, plane_stages):
     """LDI(9,3), next-hop router, crossbar planes: the residue decomposition swapped for the
     colouring one (other planes, so other link-to-plane maps) mid-traffic; with each
-    allocator (input-first: the buffers in LUT RAM drain as the flip-flops do; two-stage: its
-    ejection register too), and with registered planes (the drain waits for their registers)."""
+    allocator (input-first: the buffers in LUT RAM drain as the flip-flops do; two-stage and
+    separate-va: their ejection register too), and with registered planes (the drain waits
+    for their registers)."""
     M, S = 9, 3
     routes, dut = swap_network(M, S, "nexthop", "crossbar", allocator=allocator, plane_stages=plane_stages)
     new = ldi_planes(M, S, "colouring").planes
@@ -193,7 +194,7 @@ def test_swap_to_another_decomposition_loses_nothing(allocator, plane_stages):
     rec = run_swap(dut, [packets_for(nodes, 7, seed=1, first_uid=0)], load, swap_at=26, seed=2,
                    readback=[("cfg", (y, a)) for y in range(S) for a in range(M)]
                    + [("rt", (n, L)) for n in range(M) for L in range(S)])
-    check_swap(rec, M, 26, max(0, plane_stages - (allocator == "two-stage")))
+    check_swap(rec, M, 26, max(0, plane_stages - (allocator in ("two-stage", "separate-va"))))
     for y in range(S):
         assert runtime.decode_readback("crossbar", M, [rec["cfg", (y, a)] for a in range(M)]) == new[y].tolist()
     lp = tables.link_planes(M, S, new)
