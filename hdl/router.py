@@ -123,7 +123,8 @@ class Router(wiring.Component):
     * VC and switch allocation and switch traversal: one cycle. A flit at the head of an
       input buffer (or a lane) in cycle t wins its output's round-robin arbiter and is
       written into the downstream buffer at the end of cycle t; it can leave that node in
-      t + 1.
+      t + 1. With ``allocator="separate-va"`` VC allocation takes a cycle of its own: a head
+      granted its output VC in cycle t asks the switch in t + 1 at the earliest.
     * ``link_stages`` L > 0 puts L registers on each output's forward path (valid, VC, flit;
       not on the credits): the flit is written at the end of t + L and can leave in
       t + 1 + L. The simulator's ``Config(link_stages=L)`` is the same model. The first
@@ -155,6 +156,16 @@ class Router(wiring.Component):
     registers only. An ejected flit reaches ``ej`` a cycle after it left its buffer
     (``ej.ready`` low holds the register; a flit leaves its buffer when the register is
     empty or being emptied).
+    ``"separate-va"`` is two-stage with VC allocation a cycle ahead of switch allocation
+    (:meth:`_allocate_vcs`): a head without an output VC asks for one (plane from its
+    routing decision, VC ``_next_vc``), one round-robin arbiter per output VC grants it
+    among the heads it is free for, with the credits they need; the grant makes the VC owned
+    and sets the head's ``al, out, ovc``, and the head asks the switch from the next cycle on.
+    Switch allocation sees only allocated flits and, with virtual cut-through, tests no
+    credits (the head's grant counted the packet's). A head therefore takes one cycle more
+    per hop; the allocation loop of two-stage (credit test, owner, output arbiter, owner
+    update) is split into VC allocation (credit test, owner, its arbiter, owner update) and
+    switch allocation (head register, output arbiter, pop, head register update).
 
     ``cells="ecp5"`` builds the datapath multiplexers (buffer reads, the S output
     multiplexers, the ejection multiplexer) of hand-mapped ECP5 cells
@@ -162,7 +173,8 @@ class Router(wiring.Component):
 
     Back-pressure
     -------------
-    An output VC is owned from head to tail; a head needs the whole packet's credits
+    An output VC is owned from head to tail (``separate-va``: from its head's VC allocation
+    to its tail's send); a head needs the whole packet's credits
     (virtual cut-through) or one (``wormhole``), every other flit one. Flits wait in their
     buffers; nothing is dropped. With ``eject="port"``, ``ej.ready`` low stalls the offered
     flit in its VC buffer and no credit goes back until it is popped (``"two-stage"``: the

@@ -42,6 +42,15 @@ Router model (stated, one cycle per hop)
   link stages below); under load an offer can be stale (its VC moved its
   last flit, or another port took its output VC, in t) and the port sends
   nothing that cycle. The RTL's allocation loop loses the port's arbiter.
+  ``allocator="separate-va"`` is two-stage with VC allocation a cycle
+  before switch allocation: a head without an output VC asks for one (the
+  VC its hop uses on its next plane); per output VC a round-robin arbiter
+  (after the last candidate granted) grants it among the heads that ask
+  and can have it (free, with the credits they need), which makes it owned
+  and allocated to the head. Only allocated flits ask the output arbiters,
+  from the next cycle on; a head that asks for its VC counts as able to
+  move for its port's offer. Alone in the network a packet takes one cycle
+  more per hop than two-stage (``hops (2 + L) + size + 1``).
 * A flit that arrives in cycle t may leave in cycle t + 1 at the earliest
   (route, allocate and traverse the link in one cycle); with ``link_stages``
   L registers on each link (the RTL routers' output stages) a flit sent in
