@@ -534,15 +534,12 @@ class Router(wiring.Component):
             cand.append(c)
         # candidate k may send on plane y: it asks for y, and the output VC it asks for is free (a
         # head) and has the credits it needs (the whole packet with virtual cut-through, else
-        # one): per plane a V:1 choice, not a multiplexer over all S V
+        # one): per plane a V:1 choice, not a multiplexer over all S V. With separate-va only
+        # allocated flits ask here (heads ask _allocate_vcs first), so only the body test is left
         elig = []
         for y in range(S):
             elig.append([])
             for k, c in enumerate(cand):
-                # a head asks for its next hop's VC (a constant, _next_vc), a body flit for its packet's
-                w = self._next_vc(k)
-                cr = credit[y, w]
-                enough = cr[0] if self.wormhole else Array(cr)[c["need"]]
                 # a body flit's credit: with virtual cut-through always there (its head took the
                 # whole packet's, and only this packet spends that VC's credits until its tail)
                 body = Const(1, 1) if not self.wormhole else (
@@ -551,6 +548,10 @@ class Router(wiring.Component):
                 if self.separate_va:
                     m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & body)
                 else:
+                    # a head asks for its next hop's VC (a constant, _next_vc), a body flit for its packet's
+                    w = self._next_vc(k)
+                    cr = credit[y, w]
+                    enough = cr[0] if self.wormhole else Array(cr)[c["need"]]
                     m.d.comb += ok.eq(c["req"] & (c["wout"] == y)
                                       & Mux(c["new"], ~owner[y, w] & enough, body))
                 elig[y].append(ok)
