@@ -18,13 +18,16 @@ def _synth_command(module):
     @module.options
     @click.option("--target", type=click.Choice(["ecp5", "ice40"]), default="ecp5", show_default=True)
     @click.option("--freq", type=POSITIVE_FLOAT, default=100.0, show_default=True, help="target clock (MHz)")
+    @click.option("--pnr-timeout", type=click.IntRange(min=1), default=3600, show_default=True, metavar="SECONDS",
+                  help="stop place and route after this many seconds (one line with the design's share of the "
+                       "device: a design that fits by count may not route)")
     @click.option("--json", "as_json", is_flag=True)
-    def command(target, freq, as_json, **params):
+    def command(target, freq, pnr_timeout, as_json, **params):
         from permnet.hdl.synth import synthesize
 
         # on ECP5 the multiplexing modules take the hand-mapped cells (muxtree)
         gen = module.generate(**params, target=target) if module.targeted else module.generate(**params)
-        rep = synthesize(gen.component, target, freq_mhz=freq)
+        rep = synthesize(gen.component, target, freq_mhz=freq, pnr_timeout_s=pnr_timeout)
         emit({"module": gen.kind, **gen.params, **rep}, as_json)
 
     command.__doc__ = f"Synthesize: {module.help}"

