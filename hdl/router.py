@@ -24,7 +24,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
-from permnet.gen.routing.allocation import ALLOCATORS
+from permnet.gen.routing.allocation import ALLOCATORS, OFFER_AHEAD
 from permnet.hdl.muxtree import mux_word
 from permnet.hdl.nexthop import LdiNextHop
 
@@ -222,8 +222,7 @@ class Router(wiring.Component):
         self.K = self.S * vcs + lanes
         self.wormhole, self.eject, self.link_stages = wormhole, eject, link_stages
         self.credit_stages, self.allocator = credit_stages, allocator
-        # two-stage and separate-va choose each port's offer a cycle ahead and register the ejection
-        self.offer_ahead = allocator in ("two-stage", "separate-va")
+        self.offer_ahead = allocator in OFFER_AHEAD
         self.separate_va = allocator == "separate-va"
         require(cells in ("generic", "ecp5"), f"unknown cells {cells!r} (generic, ecp5)")
         self.cells = cells
@@ -396,6 +395,11 @@ class Router(wiring.Component):
         per candidate, so the request does not wait for the head's hop count."""
         return min(k % self.V + 1, self.V - 1) if k < self.S * self.V else 0
 
+    def _head_credits(self, cr, c):
+        """Output VC credits ``cr`` (a thermometer code) enough for candidate ``c``'s head: the
+        whole packet with virtual cut-through (the bit its ``need`` picks), one with wormhole."""
+        return cr[0] if self.wormhole else Array(cr)[c["need"]]
+
     @staticmethod
     def _onehot_index(onehot) -> list:
         """The binary index of a one-hot list: bit b is the OR of the entries whose index has
@@ -550,10 +554,8 @@ class Router(wiring.Component):
                 else:
                     # a head asks for its next hop's VC (a constant, _next_vc), a body flit for its packet's
                     w = self._next_vc(k)
-                    cr = credit[y, w]
-                    enough = cr[0] if self.wormhole else Array(cr)[c["need"]]
                     m.d.comb += ok.eq(c["req"] & (c["wout"] == y)
-                                      & Mux(c["new"], ~owner[y, w] & enough, body))
+                                      & Mux(c["new"], ~owner[y, w] & self._head_credits(credit[y, w], c), body))
                 elig[y].append(ok)
         va_taken, va_owned, va_ok = self._allocate_vcs(m, cand, owner, credit) if self.separate_va else ({}, {}, None)
         ehold = Signal(name=f"ehold{n}")                               # ejection port: a packet is held
@@ -720,10 +722,8 @@ class Router(wiring.Component):
             w = self._next_vc(k)
             row = []
             for y in range(S):
-                cr = credit[y, w]
-                enough = cr[0] if self.wormhole else Array(cr)[c["need"]]
                 r = Signal(name=f"va{n}_{y}_{k}")
-                m.d.comb += r.eq(c["new"] & (c["plane"] == y) & ~owner[y, w] & enough)
+                m.d.comb += r.eq(c["new"] & (c["plane"] == y) & ~owner[y, w] & self._head_credits(credit[y, w], c))
                 row.append(r)
                 asks.setdefault((y, w), []).append((k, r))
             a = Signal(name=f"vaok{n}_{k}")

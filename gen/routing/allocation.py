@@ -15,6 +15,8 @@ The models are stated in :mod:`permnet.sim.netsim` and built in
 :class:`permnet.hdl.router.Router`.
 """
 
-__all__ = ["ALLOCATORS"]
+__all__ = ["ALLOCATORS", "OFFER_AHEAD"]
 
 ALLOCATORS = ("combined", "input-first", "two-stage", "separate-va")
+# the allocators whose input ports choose their offer a cycle ahead, with a registered ejection
+OFFER_AHEAD = ("two-stage", "separate-va")

@@ -275,7 +275,6 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                         want[k] = rhops[psrc[p], pdst[p], hop]
                         wovc[k] = min(hop, V - 1)
                         wnew[k] = 1
-                        nreq[want[k]] += 1
                         och = (n * S + want[k]) * V + wovc[k]
                         need = 1 if wormhole else psize[p]
                         able[k] = 1 if owner[och] == 0 and credits[och] >= need else 0
@@ -283,8 +282,9 @@ def simulate(planes, up, rlen, rhops, V, B, wormhole, lanes, qcap, kind, dest, r
                             # the head asks for its output VC only; it can be offered next cycle
                             vwant[k] = want[k]
                             vwvc[k] = wovc[k]
-                            nreq[want[k]] -= 1
                             want[k] = -1
+                        else:
+                            nreq[want[k]] += 1
                         continue
                 if a == S:
                     ejq[k] = 1

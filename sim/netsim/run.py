@@ -22,7 +22,7 @@ import numpy as np
 
 from permnet.gen.analysis.deadlock import MAX_VCS
 from permnet.gen.errors import PermnetError, require
-from permnet.gen.routing.allocation import ALLOCATORS
+from permnet.gen.routing.allocation import ALLOCATORS, OFFER_AHEAD
 from permnet.sim.netsim import kernel
 from permnet.sim.netsim.traffic import Traffic
 
@@ -177,7 +177,7 @@ def zero_load_latency(table, size: int, link_stages: int = 0, allocator: str = "
     VC is offered as it arrives); ``"separate-va"`` adds that and one cycle per hop (a head's
     output VC is allocated in the cycle before it crosses)."""
     M = table.M
-    extra = 1 if allocator in ("two-stage", "separate-va") and M > 1 else 0
+    extra = 1 if allocator in OFFER_AHEAD and M > 1 else 0
     per_hop = 1 + link_stages + (allocator == "separate-va")
     off = ~np.eye(M, dtype=bool)
     return float(table.length[off].mean()) * per_hop + size + extra if M > 1 else float(size)
@@ -255,7 +255,7 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
         cfg.packet_size, traffic.hot, traffic.hot_frac,
         traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc, ts, td, tsz, warmup, window, max_cycles,
         cfg.timeout, cfg.seed, cfg.log, cfg.ejection == "port", cfg.link_stages,
-        cfg.credit_stages, cfg.allocator != "combined", cfg.allocator in ("two-stage", "separate-va"),
+        cfg.credit_stages, cfg.allocator != "combined", cfg.allocator in OFFER_AHEAD,
         cfg.allocator == "separate-va")
     st = dict(zip(kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = max(st["measured_done"], 1)
