@@ -75,21 +75,36 @@ def _group(m, ins, sel, name):
     return _l6mux(m, l2[0], l2[1], sel[2], f"{name}_x")
 
 
+def _partial(m, ins, s, name):
+    """``ins[sel]`` on select bits ``s`` (low first) where the caller promises ``sel <
+    len(ins)``: an input alone is itself; r inputs need only ``bits(r - 1)`` of the bits (the
+    others are 0); five of eight are a 4:1 group and a 2:1 LUT4 on the top bit (3 LUT4 where
+    the 8:1 group of the five and three copies takes 4); other counts are the group of the
+    next power of two, its missing inputs copies of the last."""
+    r = len(ins)
+    if r == 1:
+        return ins[0]
+    k = bits(r - 1)
+    if r == 5:
+        return lut_mux2(m, _group(m, ins[:4], s[:2], f"{name}_q"), ins[4], s[2], f"{name}_t")
+    return _group(m, list(ins) + [ins[-1]] * ((1 << k) - r), s[:k], name)
+
+
 def mux_ecp5(m, inputs, sel, name="mux", in_range=False):
     """1-bit N:1 multiplexer ``inputs[sel]`` (missing inputs read 0). With ``in_range``
-    the caller promises ``sel < N``: the missing inputs repeat the last one and a group
-    of copies of one input is that input, so N = 9 costs an 8:1 group and a 2:1 LUT4
-    (5 LUT4) instead of two 8:1 groups and a 2:1 (9)."""
+    the caller promises ``sel < N``, so the last group of each level takes only the inputs
+    there are (:func:`_partial`): N = 9 costs an 8:1 group and a 2:1 LUT4 (5 LUT4) instead
+    of two 8:1 groups and a 2:1 (9), N = 5 a 4:1 group and a 2:1 (3 instead of 4)."""
     n = len(inputs)
     require(n >= 2, "a multiplexer needs at least 2 inputs")
     b = bits(n - 1)
-    level = list(inputs) + [inputs[-1] if in_range else Const(0, 1)] * ((1 << b) - n)
+    level = list(inputs) if in_range else list(inputs) + [Const(0, 1)] * ((1 << b) - n)
     used = 0
     depth = 0
     while len(level) > 1:
-        g = min(8, len(level))
+        g = min(8, 1 << bits(len(level) - 1))
         s = [sel[used + t] for t in range(g.bit_length() - 1)]
-        level = [ins[0] if in_range and all(x is ins[0] for x in ins) else
+        level = [_partial(m, ins, s, f"{name}_{depth}_{i // g}") if len(ins) < g else
                  _group(m, ins, s, f"{name}_{depth}_{i // g}")
                  for i, ins in ((i, level[i:i + g]) for i in range(0, len(level), g))]
         used += g.bit_length() - 1

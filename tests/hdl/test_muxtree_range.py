@@ -34,7 +34,7 @@ def _evaluate(m, out, values):
     return ev(out)
 
 
-@pytest.mark.parametrize("n", [2, 3, 5, 8, 9, 12, 17])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 17, 40])
 def test_in_range_mux_selects_every_input(n):
     m = Module()
     ins = [Signal(name=f"i{k}") for k in range(n)]
@@ -44,6 +44,8 @@ def test_in_range_mux_selects_every_input(n):
     assert luts <= lut4_count(n)
     if n == 9:
         assert luts == 5                                   # an 8:1 group and one 2:1 LUT4
+    if n == 5:
+        assert luts == 3                                   # a 4:1 group and one 2:1 LUT4
     for s in range(n):
         for hot in range(n):                               # one input high at a time
             values = {id(x): int(k == hot) for k, x in enumerate(ins)}
