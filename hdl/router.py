@@ -103,7 +103,9 @@ class Router(wiring.Component):
     packet and holds it from the cycle its head is first offered until its tail is taken.
 
     Hop k of a packet travels on VC ``min(k, V - 1)`` (hop-indexed VCs, Melhem Section 6; with V
-    at least the longest route the channel dependency graph is acyclic). Round-robin arbiters
+    at least the longest route the channel dependency graph is acyclic), so the output VC of
+    every flit at candidate k is one constant (:meth:`_next_vc`), held in no register, and
+    the output VC's credit test is a choice among planes only. Round-robin arbiters
     grant the request after the last granted one (candidates: input VC ``k = y V + v``, then
     the lanes); each keeps the last grant as a mask ("candidates above it") and finds the
     lowest request above it, else the lowest request, with two lowest-set-bit detectors of
@@ -160,7 +162,7 @@ class Router(wiring.Component):
     (:meth:`_allocate_vcs`): a head without an output VC asks for one (plane from its
     routing decision, VC ``_next_vc``), one round-robin arbiter per output VC grants it
     among the heads it is free for, with the credits they need; the grant makes the VC owned
-    and sets the head's ``al, out, ovc``, and the head asks the switch from the next cycle on.
+    and sets the head's ``al, out``, and the head asks the switch from the next cycle on.
     Switch allocation sees only allocated flits and, with virtual cut-through, tests no
     credits (the head's grant counted the packet's). A head therefore takes one cycle more
     per hop; the allocation loop of two-stage (credit test, owner, output arbiter, owner
@@ -257,7 +259,6 @@ class Router(wiring.Component):
                      "count": Signal(bits(B), name=f"fc{n}_{y}_{v}"),
                      "hd": {"has": Signal(name=f"fv{n}_{y}_{v}"), **self._flit(f"fhd{n}_{y}_{v}", ())},
                      "al": Signal(name=f"al{n}_{y}_{v}"), "out": Signal(bits(self.S), name=f"ao{n}_{y}_{v}"),
-                     "ovc": Signal(bits(vcs - 1), name=f"av{n}_{y}_{v}"),
                      "pop": Signal(name=f"pop{n}_{y}_{v}"), "push": Signal(name=f"push{n}_{y}_{v}")}
             for y in range(self.S) for v in range(vcs)}
 
@@ -455,7 +456,7 @@ class Router(wiring.Component):
         lane_fields = {"dst": self.nb, "size": self.zb, **self.tags, "idx": self.zb}
         lane = [{"v": Signal(name=f"lv{n}_{j}"), **{f: Signal(w, name=f"l{f}{n}_{j}") for f, w in lane_fields.items()},
                  "al": Signal(name=f"la{n}_{j}"), "out": Signal(bits(S), name=f"lo{n}_{j}"),
-                 "ovc": Signal(vb, name=f"lc{n}_{j}"), "route_arr": Signal(name=f"lra{n}_{j}"),
+                 "route_arr": Signal(name=f"lra{n}_{j}"),
                  "route_plane": Signal(bits(S - 1), name=f"lrp{n}_{j}")} for j in range(L)]
         movej = [Signal(name=f"mv{n}_{j}") for j in range(L)]
         front = self.inj.valid
@@ -472,7 +473,7 @@ class Router(wiring.Component):
             e = {f: Signal.like(s, name=f"e{f}{n}_{j}") for f, s in lane[j].items()}
             with m.If(movej[j]):
                 m.d.comb += [e["v"].eq(1), e["dst"].eq(desc.dst), e["size"].eq(desc.size), e["idx"].eq(0),
-                             e["al"].eq(0), e["out"].eq(0), e["ovc"].eq(0),
+                             e["al"].eq(0), e["out"].eq(0),
                              e["route_arr"].eq(desc_arr), e["route_plane"].eq(desc_plane)]
                 m.d.comb += [e[f].eq(desc[f]) for f in self.tags]
             with m.Else():
@@ -485,7 +486,7 @@ class Router(wiring.Component):
         for k in range(K):
             c = {f: Signal(w, name=f"c{n}_{k}_{f}") for f, w in self.widths.items()}
             c.update(has=Signal(name=f"has{n}_{k}"), al=Signal(name=f"cal{n}_{k}"),
-                     out=Signal(bits(S), name=f"cout{n}_{k}"), ovc=Signal(vb, name=f"covc{n}_{k}"))
+                     out=Signal(bits(S), name=f"cout{n}_{k}"))
             c.update({f: Signal(w, name=f"c{n}_{k}_{f}") for f, w in self.head_widths.items()})
             if k < S * V:
                 y, v = divmod(k, V)
@@ -493,8 +494,7 @@ class Router(wiring.Component):
                 hd = q["hd"]
                 # the head bits come from the head register, the flit's fields through the read
                 # multiplexer (input-first: through the port's RAM, below)
-                m.d.comb += [c["has"].eq(hd["has"]), c["al"].eq(q["al"]), c["out"].eq(q["out"]),
-                             c["ovc"].eq(q["ovc"])]
+                m.d.comb += [c["has"].eq(hd["has"]), c["al"].eq(q["al"]), c["out"].eq(q["out"])]
                 m.d.comb += [c[f].eq(hd[f]) for f in HEAD_BITS]
                 for f in FIELDS:
                     if f not in self.ram_fields:
@@ -503,7 +503,7 @@ class Router(wiring.Component):
             else:
                 e = eff[k - S * V]
                 m.d.comb += [c["has"].eq(e["v"]), c["al"].eq(e["al"]), c["out"].eq(e["out"]),
-                             c["ovc"].eq(e["ovc"]), c["src"].eq(n), c["dst"].eq(e["dst"]), c["size"].eq(e["size"])]
+                             c["src"].eq(n), c["dst"].eq(e["dst"]), c["size"].eq(e["size"])]
                 m.d.comb += [c[f].eq(e[f]) for f in self.tags]
                 m.d.comb += [c[f].eq(self.lane[k - S * V].data[f]) for f in self.data_fields]
                 m.d.comb += [c[f].eq(x) for f, x in self._head_bits(e["idx"], e["size"]).items()]
@@ -519,7 +519,8 @@ class Router(wiring.Component):
             c["new"] = Signal(name=f"new{n}_{k}")
             c["req"] = Signal(name=f"req{n}_{k}")
             c["wout"] = Signal(bits(S), name=f"wo{n}_{k}")
-            c["wovc"] = Signal(vb, name=f"wv{n}_{k}")
+            # the output VC, a constant (_next_vc): a packet's flits all travel on its head's
+            c["wovc"] = Const(self._next_vc(k), vb)
             m.d.comb += [
                 c["eject"].eq(c["has"] & ((~c["al"] & arrived) | (c["al"] & (c["out"] == S)))),
                 c["new"].eq(c["has"] & ~c["al"] & ~arrived),
@@ -527,13 +528,11 @@ class Router(wiring.Component):
             if self.separate_va:
                 # a head first asks for its output VC (below); the switch sees only allocated flits
                 c["plane"] = nexthop
-                m.d.comb += [c["req"].eq(c["has"] & c["al"] & (c["out"] != S)), c["wout"].eq(c["out"]),
-                             c["wovc"].eq(c["ovc"])]
+                m.d.comb += [c["req"].eq(c["has"] & c["al"] & (c["out"] != S)), c["wout"].eq(c["out"])]
             else:
                 m.d.comb += [
                     c["req"].eq(c["new"] | (c["has"] & c["al"] & (c["out"] != S))),
                     c["wout"].eq(Mux(c["al"], c["out"], nexthop)),
-                    c["wovc"].eq(Mux(c["al"], c["ovc"], self._next_vc(k))),
                 ]
             cand.append(c)
         # candidate k may send on plane y: it asks for y, and the output VC it asks for is free (a
@@ -546,8 +545,7 @@ class Router(wiring.Component):
             for k, c in enumerate(cand):
                 # a body flit's credit: with virtual cut-through always there (its head took the
                 # whole packet's, and only this packet spends that VC's credits until its tail)
-                body = Const(1, 1) if not self.wormhole else (
-                    Array(credit[y, v][0] for v in range(V))[c["ovc"]] if V > 1 else credit[y, 0][0])
+                body = Const(1, 1) if not self.wormhole else credit[y, self._next_vc(k)][0]
                 ok = Signal(name=f"el{n}_{y}_{k}")
                 if self.separate_va:
                     m.d.comb += ok.eq(c["req"] & (c["wout"] == y) & body)
@@ -655,19 +653,19 @@ class Router(wiring.Component):
                 with m.If(ejected[k]):
                     m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(S)]
                 with m.Elif(sent):
-                    m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(c["wout"]), q["ovc"].eq(c["wovc"])]
+                    m.d.sync += [q["al"].eq(~c["tail"]), q["out"].eq(c["wout"])]
                 self._take_vc(m, k, va_taken, q)
             else:
                 j = k - S * V
                 e, r = eff[j], lane[j]
                 m.d.comb += self.lane[j].pop.eq(pop)
-                m.d.sync += [r[f].eq(e[f]) for f in ("dst", "size", *self.tags, "al", "out", "ovc", "route_arr",
+                m.d.sync += [r[f].eq(e[f]) for f in ("dst", "size", *self.tags, "al", "out", "route_arr",
                                                      "route_plane")]
                 m.d.sync += [r["v"].eq(e["v"] & ~(pop & c["tail"])), r["idx"].eq(e["idx"] + pop)]
                 with m.If(ejected[k]):
                     m.d.sync += [r["al"].eq(1), r["out"].eq(S)]
                 with m.Elif(sent):
-                    m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"]), r["ovc"].eq(c["wovc"])]
+                    m.d.sync += [r["al"].eq(1), r["out"].eq(c["wout"])]
                 self._take_vc(m, k, va_taken, r)
         # input-first: a port's round robin moves on when the VC it offered moved
         for ks, advance in zip(members, advances):
@@ -740,15 +738,14 @@ class Router(wiring.Component):
         return taken, owned, ok
 
     def _take_vc(self, m, k, taken, state):
-        """Candidate k's allocation state (``al``, ``out``, ``ovc``) after a VC allocation grant
+        """Candidate k's allocation state (``al``, ``out``) after a VC allocation grant
         (``taken``, :meth:`_allocate_vcs`; none without separate VC allocation)."""
         if not taken:
             return
         grants = [g for _, g in taken[k]]
         planes = [Const(y, len(state["out"])) for y, _ in taken[k]]
         with m.If(Cat(*grants).any()):
-            m.d.sync += [state["al"].eq(1), state["out"].eq(self._onehot_select(grants, planes)),
-                         state["ovc"].eq(self._next_vc(k))]
+            m.d.sync += [state["al"].eq(1), state["out"].eq(self._onehot_select(grants, planes))]
 
     def _input_first(self, m, cand, elig, eject_req, hold, held, fifo, va_ok=None):
         """Input-first allocation (``allocator="input-first"``): each input port offers one VC,
