@@ -79,8 +79,8 @@ def stream_words(selects, ports: int) -> list[int]:
 
 class CrossbarPlane(wiring.Component):
     #: ``"ecp5"``: the output multiplexers as hand-mapped ECP5 cells
-    #: (:mod:`permnet.hdl.muxtree`, synthesis only, 0.5625 LUT4 per crosspoint
-    #: bit); None: plain Amaranth (simulators, any family).  Set on an
+    #: (:mod:`permnet.hdl.muxtree`, synthesis only, 0.5 LUT4 per crosspoint bit at 16
+    #: ports, 0.53 at 32); None: plain Amaranth (simulators, any family).  Set on an
     #: instance before elaboration.
     cells = None
 

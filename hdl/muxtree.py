@@ -1,14 +1,16 @@
 """N:1 multiplexers hand-mapped onto ECP5 LUT4 + PFUMX + L6MUX21 cells.
 
 An ECP5 slice holds two LUT4s and a PFUMX (the "F5" 2:1 mux joining them);
-an L6MUX21 joins two PFUMX outputs of neighbouring slices.  One LUT4 is a
-2:1 mux (data A, B, select C), so
+an L6MUX21 joins two PFUMX outputs of neighbouring slices (F6), and another
+L6MUX21 two F6 outputs, the four slices of one PFU (F7).  One LUT4 is a 2:1
+mux (data A, B, select C), so
 
 * 8:1 = 4 LUT4 (2:1) + 2 PFUMX (4:1) + 1 L6MUX21 (8:1): 0.5 LUT4 per input;
-* a wider mux is a tree of such 8:1 groups whose leaves are the previous
-  level's outputs, the top level a 2:1 LUT4, a 4:1 (2 LUT4 + PFUMX) or an
-  8:1 group.  N = 16: 8 + 1 = 9 LUT4 (0.5625 per input), N = 32: 16 + 2 = 18,
-  N = 64: 32 + 4 = 36.
+* 16:1 = two 8:1 and an L6MUX21 (F7): 8 LUT4, still 0.5 per input;
+* a wider mux is a tree of such 16:1 groups whose leaves are the previous
+  level's outputs, the top level a 2:1 LUT4, a 4:1 (2 LUT4 + PFUMX), an
+  8:1 or a 16:1 group.  N = 32: 16 + 1 = 17 LUT4 (0.53 per input),
+  N = 64: 32 + 2 = 34.
 
 yosys's default mapping of ``Array(...)[sel]`` builds a balanced tree of
 $_MUX_ cells and maps them with abc into LUT4s (0.83-1.31 LUT4 per input
@@ -64,7 +66,9 @@ def _l6mux(m, lo, hi, s, name):
 
 
 def _group(m, ins, sel, name):
-    """2:1, 4:1 or 8:1 of ``ins`` (len 2, 4 or 8) on select bits ``sel``."""
+    """2:1, 4:1, 8:1 or 16:1 of ``ins`` (len 2, 4, 8 or 16) on select bits ``sel``: LUT4s as
+    2:1, then PFUMX (F5), L6MUX21 (F6) and, for 16, an L6MUX21 joining two F6 outputs (F7,
+    the four slices of one PFU)."""
     k = len(ins)
     l1 = [lut_mux2(m, ins[2 * j], ins[2 * j + 1], sel[0], f"{name}_l{j}") for j in range(k // 2)]
     if k == 2:
@@ -72,21 +76,36 @@ def _group(m, ins, sel, name):
     l2 = [_pfumx(m, l1[2 * j], l1[2 * j + 1], sel[1], f"{name}_f{j}") for j in range(k // 4)]
     if k == 4:
         return l2[0]
-    return _l6mux(m, l2[0], l2[1], sel[2], f"{name}_x")
+    l3 = [_l6mux(m, l2[2 * j], l2[2 * j + 1], sel[2], f"{name}_x{j}" if k > 8 else f"{name}_x")
+          for j in range(k // 8)]
+    if k == 8:
+        return l3[0]
+    return _l6mux(m, l3[0], l3[1], sel[3], f"{name}_y")
+
+
+def _cost(r: int) -> int:
+    """LUT4s of :func:`_partial` for r inputs."""
+    if r == 1:
+        return 0
+    half = 1 << (bits(r - 1) - 1)
+    return min(half, half // 2 + _cost(r - half) + 1)
 
 
 def _partial(m, ins, s, name):
     """``ins[sel]`` on select bits ``s`` (low first) where the caller promises ``sel <
-    len(ins)``: an input alone is itself; r inputs need only ``bits(r - 1)`` of the bits (the
-    others are 0); five of eight are a 4:1 group and a 2:1 LUT4 on the top bit (3 LUT4 where
-    the 8:1 group of the five and three copies takes 4); other counts are the group of the
-    next power of two, its missing inputs copies of the last."""
+    len(ins)``. r inputs need only ``bits(r - 1)`` of the bits (the others are 0), and are
+    the cheaper (in LUT4s; :func:`_cost`) of the group of the next power of two 2^k, its
+    missing inputs copies of the last, and a split on the top bit: the group of the first
+    2^(k-1), the rest, and a 2:1 LUT4. Five of eight are then a 4:1 group and a 2:1 LUT4
+    (3 LUT4 where the 8:1 group takes 4); one input alone is itself."""
     r = len(ins)
     if r == 1:
         return ins[0]
     k = bits(r - 1)
-    if r == 5:
-        return lut_mux2(m, _group(m, ins[:4], s[:2], f"{name}_q"), ins[4], s[2], f"{name}_t")
+    half = 1 << (k - 1)
+    if half // 2 + _cost(r - half) + 1 < half:
+        lo = _group(m, ins[:half], s[:k - 1], f"{name}_lo") if half > 1 else ins[0]
+        return lut_mux2(m, lo, _partial(m, ins[half:], s, f"{name}_hi"), s[k - 1], f"{name}_t")
     return _group(m, list(ins) + [ins[-1]] * ((1 << k) - r), s[:k], name)
 
 
@@ -102,7 +121,7 @@ def mux_ecp5(m, inputs, sel, name="mux", in_range=False):
     used = 0
     depth = 0
     while len(level) > 1:
-        g = min(8, 1 << bits(len(level) - 1))
+        g = min(16, 1 << bits(len(level) - 1))
         s = [sel[used + t] for t in range(g.bit_length() - 1)]
         level = [_partial(m, ins, s, f"{name}_{depth}_{i // g}") if len(ins) < g else
                  _group(m, ins, s, f"{name}_{depth}_{i // g}")
@@ -138,10 +157,10 @@ def mux_tree(m, inputs, sel, name="mux"):
 
 
 def lut4_count(n: int) -> int:
-    """LUT4s of :func:`mux_ecp5` for n inputs: N/2 per 8:1 level and so on up."""
+    """LUT4s of :func:`mux_ecp5` for n inputs: N/2 per 16:1 level and so on up."""
     count, level = 0, 1 << bits(n - 1)
     while level > 1:
-        g = min(8, level)
+        g = min(16, level)
         count += (level // g) * (g // 2)
         level //= g
     return count
