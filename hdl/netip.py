@@ -41,7 +41,9 @@ def plane_set_factory(kind: str, planes, register: bool = False):
     combinational so a hop still takes one cycle), reset to ``planes`` (S lists of M).
     ``register``: the run-time planes' outputs are registers (both ways), so the plane's
     multiplexers sit between registers; every hop and every credit's way back then take one
-    cycle more (one more link stage and one more credit stage, placed in the planes)."""
+    cycle more (one more link stage and one more credit stage, placed in the planes).
+    A port the planes leave unconnected gates only its link word's valid bit (``gate_bits=1``:
+    the routers read nothing else of a word without it) and its credits."""
     require(kind in PLANE_KINDS, f"unknown planes {kind!r} (one of {', '.join(PLANE_KINDS)})")
     require(not register or kind != "wires",
             "plane stages are for planes loadable at run time (crossbar, benes); wires take --link-stages")
@@ -50,7 +52,7 @@ def plane_set_factory(kind: str, planes, register: bool = False):
         return lambda fw, bw: WirePlanes(len(rows[0]), len(rows), fw, bw, rows)
     from permnet.hdl.planes import PlaneSet
 
-    return lambda fw, bw: PlaneSet(len(rows[0]), len(rows), fw, bw, kind, rows, register=register)
+    return lambda fw, bw: PlaneSet(len(rows[0]), len(rows), fw, bw, kind, rows, register=register, gate_bits=1)
 
 
 def forward_ports(m, outer, inner, members):

@@ -10,7 +10,8 @@ word (credits, say) along the same circuit the other way:
 * ``bwd_i[y][m]`` (``bwd_width`` bits, sent back by node m on its input y)
   appears on ``bwd_o[y][P_y^-1(m)]``.
 
-A port the active configuration leaves unconnected reads 0.
+A port the active configuration leaves unconnected reads 0 (with ``gate_bits``,
+the low ``gate_bits`` bits of its forward word do).
 
 Kinds (``kind``):
 
@@ -55,7 +56,7 @@ routed by the configuration active in the cycle it entered).
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Module, Signal
+from amaranth.hdl import Array, Cat, Module, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -87,7 +88,11 @@ class PlaneSet(wiring.Component):
     ``bwd_width`` bits (>= 1), ``kind`` (``wires``, ``crossbar``, ``benes``),
     ``planes`` (S lists of M: ``planes[y][n]`` = P_y(n), -1/None
     unconnected; the reset configuration), ``register`` (registered
-    outputs), ``network`` (``benes`` or ``waksman``, Beneš kind only).
+    outputs), ``network`` (``benes`` or ``waksman``, Beneš kind only),
+    ``gate_bits`` (the low bits of a forward word that an unconnected port
+    reads as 0; None, the default, all of them: the network's links gate
+    only their valid bit, bit 0, since a receiver ignores the rest of a word
+    without it, and the gates, one LUT4 per bit and output, are then one).
 
     ``cells``: ``"ecp5"`` maps the multiplexers onto hand-placed ECP5 cells
     (synthesis only); None (default) is plain Amaranth for simulation and
@@ -97,7 +102,7 @@ class PlaneSet(wiring.Component):
     cells = None
 
     def __init__(self, M: int, S: int, fwd_width: int, bwd_width: int, kind: str, planes, *,
-                 register: bool = False, network: str = "benes"):
+                 register: bool = False, network: str = "benes", gate_bits: int | None = None):
         require(isinstance(M, int) and M >= 2, f"M must be >= 2, got {M}")
         require(isinstance(S, int) and S >= 1, f"S must be >= 1, got {S}")
         require(isinstance(fwd_width, int) and fwd_width >= 1, f"fwd_width must be >= 1, got {fwd_width}")
@@ -106,6 +111,9 @@ class PlaneSet(wiring.Component):
         require(network in router.NETWORKS, f"unknown network {network!r}")
         self.M, self.S, self.fwd_width, self.bwd_width = M, S, fwd_width, bwd_width
         self.kind, self.register, self.network = kind, bool(register), network
+        require(gate_bits is None or (isinstance(gate_bits, int) and 1 <= gate_bits <= fwd_width),
+                f"gate_bits must be 1..{fwd_width}, got {gate_bits}")
+        self.gate_bits = fwd_width if gate_bits is None else gate_bits
         self.planes = runtime.check_planes(planes, M, S)
         members = {"fwd_i": In(data.ArrayLayout(data.ArrayLayout(fwd_width, M), S)),
                    "fwd_o": Out(data.ArrayLayout(data.ArrayLayout(fwd_width, M), S)),
@@ -148,7 +156,10 @@ class PlaneSet(wiring.Component):
         return lines
 
     def _out(self, m, port, y, n, value, enable=None):
-        v = value if enable is None else value & enable.replicate(len(value))
+        if enable is not None:
+            g = self.gate_bits if port is self.fwd_o else len(value)
+            value = Cat(value[:g] & enable.replicate(g), value[g:])
+        v = value
         m.d["sync" if self.register else "comb"] += port[y][n].eq(v)
 
     def elaborate(self, platform):

@@ -372,7 +372,7 @@ def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_
     rows = t.planes.tolist()
     return NetworkGen(rows, t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
                       flit_width=flit_width, queue=NET_QUEUE, swap=True,
-                      plane_set=lambda fw, bw: PlaneSet(M, S, fw, bw, planes, rows, network=network))
+                      plane_set=lambda fw, bw: PlaneSet(M, S, fw, bw, planes, rows, network=network, gate_bits=1))
 
 
 def _net_elaborate(self, m, regs, wdata):

@@ -259,6 +259,28 @@ def test_benes_reverse_is_the_inverse_for_every_permutation_of_4():
         load_and_check("benes", perms[k:k + 4])
 
 
+@pytest.mark.parametrize("kind", ["crossbar", "benes"])
+def test_gate_bits_zero_only_the_low_bits_of_an_unconnected_forward_word(kind):
+    """``gate_bits=1`` (the network's links): a connected port passes its whole words, an
+    unconnected one reads bit 0 of its forward word and all of its backward word as 0."""
+    planes = [[2, -1, 0, 3, -1], [-1, 4, 3, 1, 0]]
+
+    async def body(b):
+        fwd, bwd = b.drive(7)
+        fo, bo = b.outputs()
+        want_f, want_b = expected(planes, fwd, bwd)
+        for y in range(2):
+            reached = {d for d in planes[y] if d >= 0}
+            for n in range(5):
+                if n in reached:
+                    assert fo[y][n] == want_f[y][n]
+                else:
+                    assert fo[y][n] & 1 == 0
+                assert bo[y][n] == want_b[y][n]
+        assert any(fo[y][n] >> 1 for y in range(2) for n in range(5) if n not in set(planes[y]))
+    simulate(PlaneSet(5, 2, FW, BW, kind, planes, gate_bits=1), body)
+
+
 @pytest.mark.parametrize("args,msg", [
     ((1, 1, 8, 4, "crossbar", [[0]]), "M must be >= 2"),
     ((4, 1, 8, 4, "mesh", [[0, 1, 2, 3]]), "unknown plane kind"),
@@ -268,6 +290,14 @@ def test_benes_reverse_is_the_inverse_for_every_permutation_of_4():
 def test_bad_parameters(args, msg):
     with pytest.raises(PermnetError, match=msg):
         PlaneSet(*args)
+
+
+def test_bad_gate_bits():
+    for g in (0, 9):
+        with pytest.raises(PermnetError, match="gate_bits must be 1..8"):
+            PlaneSet(4, 1, 8, 4, "crossbar", [[0, 1, 2, 3]], gate_bits=g)
+
+
 
 
 def test_cells_ecp5_instantiates_the_hand_mapped_trees():
