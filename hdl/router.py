@@ -18,7 +18,7 @@ tail), so neither travels.
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Shape, Signal
+from amaranth.hdl import Array, Cat, ClockSignal, Const, Instance, Module, Mux, ResetSignal, Shape, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -389,6 +389,42 @@ class Router(wiring.Component):
             return words[0]
         return mux_word(m, words, sel, self.cells, f"{name}_{self.node}", in_range=True)
 
+    # flit bits per copy of a registered multiplexer select (:meth:`_pick_registered`)
+    SELECT_SPAN = 12
+
+    def _pick_registered(self, m, sources, sel, enable, name) -> dict:
+        """The fields of ``sources[s]``, ``s`` being ``sel`` registered at the clock edges where
+        ``enable`` is high (None: every edge). The select register has a copy per
+        :attr:`SELECT_SPAN` bits of the flit, each driving only those bits' multiplexers, so
+        the placer can put each copy beside its multiplexers (one copy drove some 130 cells
+        across a network's router, and nextpnr does not duplicate registers)."""
+        FIELDS = self.fields
+        flat = [Cat(*(src[f] for f in FIELDS)) for src in sources]
+        width, parts = len(flat[0]), []
+        span = self.SELECT_SPAN if self.cells == "ecp5" else width
+        for j, lo in enumerate(range(0, width, span)):
+            hi = min(width, lo + span)
+            copy = Signal(len(sel), name=f"{name}_sel{self.node}_{j}")
+            if self.cells == "ecp5":
+                # hand-placed flip-flops: yosys would merge equal registers back into one
+                for b in range(len(sel)):
+                    m.submodules[f"{name}_sel{self.node}_{j}_{b}"] = Instance(
+                        "TRELLIS_FF", a_keep=1, p_GSR="DISABLED", p_CEMUX="1" if enable is None else "CE", p_CLKMUX="CLK",
+                        p_LSRMUX="LSR", p_SRMODE="LSR_OVER_CE", p_REGSET="RESET",
+                        i_CLK=ClockSignal(), i_LSR=ResetSignal(), i_CE=Const(1, 1) if enable is None else enable,
+                        i_DI=sel[b], o_Q=copy[b])
+            elif enable is None:
+                m.d.sync += copy.eq(sel)
+            else:
+                with m.If(enable):
+                    m.d.sync += copy.eq(sel)
+            parts.append(self._pick(m, [w[lo:hi] for w in flat], copy, f"{name}_{j}"))
+        word, out, at = Cat(*parts), {}, 0
+        for f in FIELDS:
+            out[f] = word[at:at + self.widths[f]]
+            at += self.widths[f]
+        return out
+
     def _next_vc(self, k: int) -> int:
         """The output VC of a new packet at candidate k: hop h travels on VC ``min(h, V - 1)``, so
         a head in input VC v took hop ``v + 1`` (v < V - 1) or at least V (v = V - 1), and its
@@ -595,12 +631,14 @@ class Router(wiring.Component):
             # the granted candidate's control fields, off the datapath multiplexers
             m.d.comb += [x.eq(self._onehot_select(grant, [c[key] for c in cand]))
                          for x, key in ((xovc, "wovc"), (xfirst, "first"), (xtail, "tail"))]
-            control, sel = Cat(gv, xovc), gk
+            control = Cat(gv, xovc)
             if self.link_stages:
-                control, sel = Signal(1 + vb, name=f"link{n}_{y}_0"), Signal(len(gk), name=f"lgk{n}_{y}")
-                m.d.sync += [control.eq(Cat(gv, xovc)), sel.eq(gk)]
+                control = Signal(1 + vb, name=f"link{n}_{y}_0")
+                m.d.sync += control.eq(Cat(gv, xovc))
                 link_valid.append(control[0])
-            fl = {f: self._pick(m, [c[f] for c in flits], sel, f"xb{y}_{f}") for f in FIELDS}
+                fl = self._pick_registered(m, flits, gk, None, f"xb{y}")
+            else:
+                fl = {f: self._pick(m, [c[f] for c in flits], gk, f"xb{y}_{f}") for f in FIELDS}
             word = Cat(control, *(fl[f] for f in FIELDS))
             for st in range(1, self.link_stages):
                 reg = Signal(len(word), name=f"link{n}_{y}_{st}")
@@ -863,13 +901,13 @@ class Router(wiring.Component):
             # the ejection stage: the grant and every source's flit are registered when the
             # register is empty or being emptied, and multiplexed in the next cycle
             accept, valid = Signal(name=f"eacc{n}"), Signal(name=f"ev{n}")
-            sel = Signal(len(gk), name=f"esel{n}")
             flits = [{f: Signal(self.widths[f], name=f"ef{n}_{g}_{f}") for f in FIELDS} for g in range(len(sources))]
             m.d.comb += accept.eq(~valid | out.ready)
             with m.If(accept):
-                m.d.sync += [valid.eq(gv), sel.eq(gk)]
+                m.d.sync += valid.eq(gv)
                 m.d.sync += [fl[f].eq(src[f]) for fl, src in zip(flits, sources) for f in FIELDS]
-            m.d.comb += [out.payload[f].eq(self._pick(m, [fl[f] for fl in flits], sel, f"ej_{f}")) for f in FIELDS]
+            picked = self._pick_registered(m, flits, gk, accept, "ej")
+            m.d.comb += [out.payload[f].eq(picked[f]) for f in FIELDS]
             m.d.comb += out.valid.eq(valid)
         else:
             accept = out.ready
