@@ -397,15 +397,19 @@ class Router(wiring.Component):
         ``enable`` is high (None: every edge). The select register has a copy per
         :attr:`SELECT_SPAN` bits of the flit, each driving only those bits' multiplexers, so
         the placer can put each copy beside its multiplexers (one copy drove some 130 cells
-        across a network's router, and nextpnr does not duplicate registers)."""
+        across a network's router, and nextpnr does not duplicate registers). Only with the
+        allocators that choose offers a cycle ahead, where the select is off the allocation
+        loop: the combined and input-first routers' Fmax fell 4 to 8 % with the copies (the
+        arbiter's index drives four times the flip-flops)."""
         FIELDS = self.fields
         flat = [Cat(*(src[f] for f in FIELDS)) for src in sources]
         width, parts = len(flat[0]), []
-        span = self.SELECT_SPAN if self.cells == "ecp5" else width
+        copies = self.cells == "ecp5" and self.offer_ahead
+        span = self.SELECT_SPAN if copies else width
         for j, lo in enumerate(range(0, width, span)):
             hi = min(width, lo + span)
             copy = Signal(len(sel), name=f"{name}_sel{self.node}_{j}")
-            if self.cells == "ecp5":
+            if copies:
                 # hand-placed flip-flops: yosys would merge equal registers back into one
                 for b in range(len(sel)):
                     m.submodules[f"{name}_sel{self.node}_{j}_{b}"] = Instance(
