@@ -171,7 +171,10 @@ class Router(wiring.Component):
 
     ``cells="ecp5"`` builds the datapath multiplexers (buffer reads, the S output
     multiplexers, the ejection multiplexer) of hand-mapped ECP5 cells
-    (:mod:`permnet.hdl.muxtree`; synthesis only), ``"generic"`` of plain Amaranth.
+    (:mod:`permnet.hdl.muxtree`; synthesis only), ``"generic"`` of plain Amaranth. With
+    two-stage and separate-va it also builds the registered selects of the output and
+    ejection multiplexers as hand-placed flip-flops, a copy per :attr:`SELECT_SPAN` flit
+    bits (:meth:`_pick_registered`).
 
     Back-pressure
     -------------
