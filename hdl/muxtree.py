@@ -22,14 +22,14 @@ ECP5 library, so a design using them is for synthesis only;
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Const, Instance, Module, Mux, Signal
+from amaranth.hdl import Array, Cat, ClockSignal, Const, Instance, Module, Mux, ResetSignal, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.hdl.datapath import bits
 
-__all__ = ["mux_ecp5", "mux_generic", "mux_tree", "mux_word", "lut_mux2", "lut4_count", "CrossbarDatapath"]
+__all__ = ["mux_ecp5", "mux_generic", "mux_tree", "mux_word", "lut_mux2", "lut4_count", "kept_ff", "CrossbarDatapath"]
 
 
 def _mux2_init() -> int:
@@ -49,6 +49,18 @@ def lut_mux2(m, a, b, s, name):
     m.submodules[name] = Instance("LUT4", p_INIT=Const(MUX2_INIT, 16), i_A=a, i_B=b, i_C=s, i_D=Const(0, 1),
                                   o_Z=z)
     return z
+
+
+def kept_ff(m, d, q, enable, name):
+    """``q`` = ``d`` registered in the sync domain (synchronous reset to 0, loaded at the edges
+    where ``enable`` is high; None: every edge), one TRELLIS_FF per bit (FD1S3IX / FD1P3IX)
+    marked ``keep``, so yosys does not merge it with an equal register: copies of a register
+    stay apart for the placer to put each beside what it drives."""
+    for b in range(len(d)):
+        m.submodules[f"{name}_{b}"] = Instance(
+            "TRELLIS_FF", a_keep=1, p_GSR="DISABLED", p_CEMUX="1" if enable is None else "CE", p_CLKMUX="CLK",
+            p_LSRMUX="LSR", p_SRMODE="LSR_OVER_CE", p_REGSET="RESET", i_CLK=ClockSignal(), i_LSR=ResetSignal(),
+            i_CE=Const(1, 1) if enable is None else enable, i_DI=d[b], o_Q=q[b])
 
 
 def _pfumx(m, lo, hi, s, name):
@@ -104,7 +116,7 @@ def _partial(m, ins, s, name):
     k = bits(r - 1)
     half = 1 << (k - 1)
     if half // 2 + _cost(r - half) + 1 < half:
-        lo = _group(m, ins[:half], s[:k - 1], f"{name}_lo") if half > 1 else ins[0]
+        lo = _group(m, ins[:half], s[:k - 1], f"{name}_lo")    # a split wins only for half >= 4
         return lut_mux2(m, lo, _partial(m, ins[half:], s, f"{name}_hi"), s[k - 1], f"{name}_t")
     return _group(m, list(ins) + [ins[-1]] * ((1 << k) - r), s[:k], name)
 

@@ -159,8 +159,7 @@ class PlaneSet(wiring.Component):
         if enable is not None:
             g = self.gate_bits if port is self.fwd_o else len(value)
             value = Cat(value[:g] & enable.replicate(g), value[g:])
-        v = value
-        m.d["sync" if self.register else "comb"] += port[y][n].eq(v)
+        m.d["sync" if self.register else "comb"] += port[y][n].eq(value)
 
     def elaborate(self, platform):
         m = Module()

@@ -18,14 +18,14 @@ tail), so neither travels.
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, ClockSignal, Const, Instance, Module, Mux, ResetSignal, Shape, Signal
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Shape, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.gen.routing.allocation import ALLOCATORS, OFFER_AHEAD
-from permnet.hdl.muxtree import mux_word
+from permnet.hdl.muxtree import kept_ff, mux_word
 from permnet.hdl.nexthop import LdiNextHop
 
 __all__ = ["Router", "ALLOCATORS", "EJECT_MODES", "bits", "flit_layout", "link_signature", "route_port_signature"]
@@ -413,17 +413,9 @@ class Router(wiring.Component):
             hi = min(width, lo + span)
             copy = Signal(len(sel), name=f"{name}_sel{self.node}_{j}")
             if copies:
-                # hand-placed flip-flops: yosys would merge equal registers back into one
-                for b in range(len(sel)):
-                    m.submodules[f"{name}_sel{self.node}_{j}_{b}"] = Instance(
-                        "TRELLIS_FF", a_keep=1, p_GSR="DISABLED", p_CEMUX="1" if enable is None else "CE", p_CLKMUX="CLK",
-                        p_LSRMUX="LSR", p_SRMODE="LSR_OVER_CE", p_REGSET="RESET",
-                        i_CLK=ClockSignal(), i_LSR=ResetSignal(), i_CE=Const(1, 1) if enable is None else enable,
-                        i_DI=sel[b], o_Q=copy[b])
-            elif enable is None:
-                m.d.sync += copy.eq(sel)
+                kept_ff(m, sel, copy, enable, f"{name}_sel{self.node}_{j}")
             else:
-                with m.If(enable):
+                with m.If(Const(1, 1) if enable is None else enable):
                     m.d.sync += copy.eq(sel)
             parts.append(self._pick(m, [w[lo:hi] for w in flat], copy, f"{name}_{j}"))
         word, out, at = Cat(*parts), {}, 0
@@ -634,10 +626,14 @@ class Router(wiring.Component):
             # the allocation ends at a register and the data path has a cycle of its own.
             port = self.o[y]
             xovc = Signal(vb, name=f"xv{n}_{y}")
-            xfirst, xtail = Signal(name=f"xf{n}_{y}"), Signal(name=f"xt{n}_{y}")
-            # the granted candidate's control fields, off the datapath multiplexers
-            m.d.comb += [x.eq(self._onehot_select(grant, [c[key] for c in cand]))
-                         for x, key in ((xovc, "wovc"), (xfirst, "first"), (xtail, "tail"))]
+            xtail = Signal(name=f"xt{n}_{y}")
+            # the granted candidate's control fields, off the datapath multiplexers (its head bit
+            # sets the owner on the send; separate-va sets it on the VC's allocation)
+            control_fields = [(xovc, "wovc"), (xtail, "tail")]
+            if not self.separate_va:
+                xfirst = Signal(name=f"xf{n}_{y}")
+                control_fields.insert(1, (xfirst, "first"))
+            m.d.comb += [x.eq(self._onehot_select(grant, [c[key] for c in cand])) for x, key in control_fields]
             control = Cat(gv, xovc)
             if self.link_stages:
                 control = Signal(1 + vb, name=f"link{n}_{y}_0")
