@@ -367,9 +367,17 @@ def main(argv=None) -> int:
     ap.add_argument("--render", action="store_true",
                     help="measure nothing: write results.md again from results.json (one row per case, the "
                          "newest) and the search tables from bench/records/")
+    ap.add_argument("--section", default="",
+                    help="measure only the tables of bench/sections/SECTION.py and put them into the saved "
+                         "results.json and results.md in place of that section's last tables")
+    ap.add_argument("--rows", default="",
+                    help="with --section: only the rows whose name matches this regular expression (a section "
+                         "that supports it marks the others as not measured in this run)")
     args = ap.parse_args(argv)
     if args.render:
         return render(Path(args.o))
+    if args.section:
+        return render(Path(args.o), section_tables(args))
     sections = load_sections()
     rows = []
     for name, target, fn in CASES:
@@ -401,14 +409,27 @@ def main(argv=None) -> int:
     return 0
 
 
-def render(out: Path) -> int:
+def section_tables(args) -> list:
+    """The tables of one section (``--section``), measured now."""
+    import importlib
+
+    if not (HERE / "sections" / f"{args.section}.py").is_file():
+        names = ", ".join(sorted(p.stem for p in (HERE / "sections").glob("*.py") if p.stem != "__init__"))
+        raise SystemExit(f"bench: no section {args.section!r} (sections: {names})")
+    m = importlib.import_module(f"sections.{args.section}")
+    return ([m.table(args)] if hasattr(m, "table") else []) + (m.tables(args) if hasattr(m, "tables") else [])
+
+
+def render(out: Path, measured: list = ()) -> int:
     """results.md from results.json without measuring; the tables of the searches come from their
-    saved runs in bench/records/ (``make bench-records``, ``bench/search_run.py``)."""
+    saved runs in bench/records/ (``make bench-records``, ``bench/search_run.py``). ``measured``
+    (``--section``) are tables just measured: each replaces the saved table of the same title (up
+    to its first colon) or, if there is none, is added at the end."""
     import importlib
 
     saved = json.loads((out / "results.json").read_text())
     search = importlib.import_module("sections.search")
-    fresh = {t[0].split(":")[0]: t for t in search.tables(None)}
+    fresh = {t[0].split(":")[0]: t for t in [*search.tables(None), *measured]}
     tables = []
     for t in saved["sections"]:
         title, headers, trows = t["title"], t["headers"], t["rows"]

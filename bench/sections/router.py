@@ -98,10 +98,28 @@ def _network_row(name, kw, target):
     return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], fmax, target]
 
 
+def _chosen(rows, pattern):
+    """``(row, wanted)`` for each row: ``wanted`` if ``pattern`` (``run.py --rows``, a regular
+    expression) finds the row's name, read with its first words in place of "the same"."""
+    import re
+
+    first = ""
+    for row in rows:
+        name = row[0]
+        if not name.startswith("the same"):
+            first = name.split(", ")[0]
+        yield row, not pattern or re.search(pattern, name.replace("the same", first, 1)) is not None
+
+
+def _skipped(name, target):
+    return [name, "-", "-", "-", "not measured in this run (bench/run.py --rows)", target]
+
+
 def tables(args):
     if getattr(args, "no_synth", False):
         return []
-    rows = [_router_row(*r) for r in ROUTERS]
+    pattern = getattr(args, "rows", "")
+    rows = [_router_row(*r) if wanted else _skipped(r[0], ROUTER_TARGET) for r, wanted in _chosen(ROUTERS, pattern)]
     rows += [[p[0], p[1], "-", p[2], p[3], p[4]] for p in PUBLISHED]
-    rows += [_network_row(*n) for n in NETWORKS]
+    rows += [_network_row(*n) if wanted else _skipped(n[0], n[2]) for n, wanted in _chosen(NETWORKS, pattern)]
     return [("Router and network IP on ECP5-85 (issue 24); published rows are other devices", HEADERS, rows)]
