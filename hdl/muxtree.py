@@ -15,9 +15,13 @@ mux (data A, B, select C), so
 yosys's default mapping of ``Array(...)[sel]`` builds a balanced tree of
 $_MUX_ cells and maps them with abc into LUT4s (0.83-1.31 LUT4 per input
 bit for N = 16..64), which is what :class:`CrossbarDatapath` with
-``mapped=False`` measures.  The cells are simulation primitives of yosys's
-ECP5 library, so a design using them is for synthesis only;
-:func:`mux_generic` is the same function for the Amaranth simulator.
+``mapped=False`` measures.  The cells are primitives of yosys's ECP5
+library, which the Amaranth simulator cannot run, so a design using them is
+for synthesis; :func:`mux_generic` is the same function for the Amaranth
+simulator. ``tests/hdl/test_mapped_netlist.py`` runs each design built of
+these cells (routers, crossbar, Beneš network, planes, a whole network) in
+lockstep with its generic form, through yosys's own ECP5 cell models on
+Verilator.
 """
 
 from __future__ import annotations
