@@ -320,13 +320,18 @@ def search_rows():
     return rows
 
 
-def current_rows(rows) -> list:
-    """One row per case, the newest (last) measurement; the ``perf:`` cases are left to the
-    table of their own section (Performance near the limits), which shows them with their bounds."""
+def newest_rows(rows) -> list:
+    """One row per case, the newest (last) measurement, in the place of the case's first."""
     newest = {}
     for r in rows:
-        newest[r["case"]] = r          # keeps the case's first place, takes its last values
-    return [r for r in newest.values() if not r["case"].startswith("perf:")]
+        newest[r["case"]] = r
+    return list(newest.values())
+
+
+def current_rows(rows) -> list:
+    """:func:`newest_rows` without the ``perf:`` cases, which are left to the table of their own
+    section (Performance near the limits), which shows them with their bounds."""
+    return [r for r in newest_rows(rows) if not r["case"].startswith("perf:")]
 
 
 def render_markdown(rows, srows, qrows, crows) -> list[str]:
@@ -360,7 +365,8 @@ def main(argv=None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("-k", default="", help="only cases whose name contains this; with a saved results.json "
+                    "in the output folder their rows replace the saved ones there and in results.md")
     ap.add_argument("-o", default=str(HERE), help="output folder")
     ap.add_argument("--no-synth", action="store_true", help="skip the synthesis comparison")
     ap.add_argument("--no-search", action="store_true", help="skip the annealing and chordal-ring searches")
@@ -388,6 +394,8 @@ def main(argv=None) -> int:
                "ratio": round(base / ours, 2) if ours > 0 else None, "target": target}
         rows.append(row)
         print(f"{name:60} ours {ours:9.4f}s  {baseline} {base:9.4f}s  ratio {row['ratio']}", flush=True)
+    if args.k and (Path(args.o) / "results.json").is_file():
+        return render(Path(args.o), rows=rows)     # the saved results with these cases measured again
     srows = [] if args.no_synth or args.k else synth_rows()
     qrows = [] if args.no_search or args.k else search_rows()
     crows = [] if args.no_search or args.k else chordal_rows()
@@ -420,11 +428,12 @@ def section_tables(args) -> list:
     return ([m.table(args)] if hasattr(m, "table") else []) + (m.tables(args) if hasattr(m, "tables") else [])
 
 
-def render(out: Path, measured: list = ()) -> int:
+def render(out: Path, measured: list = (), rows: list = ()) -> int:
     """results.md from results.json without measuring; the tables of the searches come from their
     saved runs in bench/records/ (``make bench-records``, ``bench/search_run.py``). ``measured``
     (``--section``) are tables just measured: each replaces the saved table of the same title (up
-    to its first colon) or, if there is none, is added at the end."""
+    to its first colon) or, if there is none, is added at the end; ``rows`` (``-k``) are timed
+    cases just measured, each in place of the saved row of its case."""
     import importlib
 
     saved = json.loads((out / "results.json").read_text())
@@ -436,7 +445,7 @@ def render(out: Path, measured: list = ()) -> int:
         title, headers, trows = fresh.pop(title.split(":")[0], (title, headers, trows))
         tables.append((title, headers, trows))
     tables += list(fresh.values())
-    saved["results"] = current_rows(saved["results"]) + [r for r in saved["results"] if r["case"].startswith("perf:")]
+    saved["results"] = newest_rows([*saved["results"], *rows])
     saved["sections"] = [{"title": t, "headers": h, "rows": r} for t, h, r in tables]
     (out / "results.json").write_text(json.dumps(saved, indent=2) + "\n")
     lines = render_markdown(saved["results"], saved["synthesis"], saved["search"], saved["chordal"])

@@ -156,7 +156,7 @@ BOUNDS = {
 
 
 def table(args):
-    for name, fn in ((BENES, bench_benes_route), (BENES_E2E, bench_benes_end_to_end),
+    for name, fn in ((BENES, bench_benes_route), (BENES_E2E, bench_benes_end_to_end), (BENES_CLI, bench_benes_cli),
                      (METRICS, bench_metrics_4096), (METRICS_BIG, bench_metrics_65536),
                      (PLANES, bench_planes_gcd), (PLANES_COL, bench_planes_colouring)):
         if name not in RESULTS:
