@@ -13,6 +13,10 @@ import time
 
 CASES: list = []
 
+# what a section's row says when ``run.py --rows`` left it out; ``run.py --section`` keeps
+# the saved row in its place
+NOT_MEASURED = "not measured in this run (bench/run.py --rows)"
+
 
 def case(name, target):
     """Register a timing case; a name registered again (a module imported a second

@@ -378,7 +378,8 @@ def main(argv=None) -> int:
                          "results.json and results.md in place of that section's last tables")
     ap.add_argument("--rows", default="",
                     help="with --section: only the rows whose name matches this regular expression (a section "
-                         "that supports it marks the others as not measured in this run)")
+                         "that supports it marks the others as not measured, and the saved rows stay in "
+                         "their place)")
     args = ap.parse_args(argv)
     if args.render:
         return render(Path(args.o))
@@ -428,6 +429,18 @@ def section_tables(args) -> list:
     return ([m.table(args)] if hasattr(m, "table") else []) + (m.tables(args) if hasattr(m, "tables") else [])
 
 
+def _keep_saved_rows(rows: list, saved: list) -> list:
+    """``rows`` of a table just measured, with each row that ``--rows`` left out
+    (:data:`registry.NOT_MEASURED`) replaced by the saved row in its place, if that
+    row is the same case (the same first cell) and was measured."""
+    from registry import NOT_MEASURED
+
+    if len(rows) != len(saved):
+        return rows
+    return [old if NOT_MEASURED in new and old[0] == new[0] and NOT_MEASURED not in old else new
+            for new, old in zip(rows, saved)]
+
+
 def render(out: Path, measured: list = (), rows: list = ()) -> int:
     """results.md from results.json without measuring; the tables of the searches come from their
     saved runs in bench/records/ (``make bench-records``, ``bench/search_run.py``). ``measured``
@@ -441,9 +454,8 @@ def render(out: Path, measured: list = (), rows: list = ()) -> int:
     fresh = {t[0].split(":")[0]: t for t in [*search.tables(None), *measured]}
     tables = []
     for t in saved["sections"]:
-        title, headers, trows = t["title"], t["headers"], t["rows"]
-        title, headers, trows = fresh.pop(title.split(":")[0], (title, headers, trows))
-        tables.append((title, headers, trows))
+        title, headers, trows = fresh.pop(t["title"].split(":")[0], (t["title"], t["headers"], t["rows"]))
+        tables.append((title, headers, _keep_saved_rows(trows, t["rows"])))
     tables += list(fresh.values())
     saved["results"] = newest_rows([*saved["results"], *rows])
     saved["sections"] = [{"title": t, "headers": h, "rows": r} for t, h, r in tables]

@@ -112,14 +112,17 @@ def _chosen(rows, pattern):
 
 
 def _skipped(name, target):
-    return [name, "-", "-", "-", "not measured in this run (bench/run.py --rows)", target]
+    from registry import NOT_MEASURED
+
+    return [name, "-", "-", "-", NOT_MEASURED, target]
 
 
 def tables(args):
     if getattr(args, "no_synth", False):
         return []
     pattern = getattr(args, "rows", "")
-    rows = [_router_row(*r) if wanted else _skipped(r[0], ROUTER_TARGET) for r, wanted in _chosen(ROUTERS, pattern)]
+    rows = [_router_row(*r) if wanted else _skipped(f"{r[0]} ({r[2]})", ROUTER_TARGET)
+            for r, wanted in _chosen(ROUTERS, pattern)]
     rows += [[p[0], p[1], "-", p[2], p[3], p[4]] for p in PUBLISHED]
     rows += [_network_row(*n) if wanted else _skipped(n[0], n[2]) for n, wanted in _chosen(NETWORKS, pattern)]
     return [("Router and network IP on ECP5-85 (issue 24); published rows are other devices", HEADERS, rows)]
