@@ -118,7 +118,7 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
             trace: str | None = None, packets: int = 64, span: int = 32, max_size: int = 4, seed: int = 0,
             flit_width: int | None = None, router: str = "auto", endpoints: str = "selftest", link_stages: int = 0,
             planes: str = "wires", planes_file=None, credit_stages: int = 0, target: str = "generic",
-            allocator: str = "combined", plane_stages: int = 0):
+            allocator: str = "combined", plane_stages: int = 0, lanes: int | None = None):
     """The RTL network with its trace generators (:class:`permnet.hdl.emit.Generated`); init file
     ``expected``: the cycle at which the simulator delivers each packet (by serial), for a checker.
     ``flit_width`` payload bits per flit (0: header-only flits, the default), checked at every ejection;
@@ -134,9 +134,9 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
     the routers' data path and the run-time planes of hand-mapped ECP5 cells (synthesis only;
     ``permnet synth network`` on ECP5). ``allocator``: the routers' (``input-first`` needs
     ``endpoints="stream"``, whose one ejection port per node it needs; :class:`permnet.hdl.router.Router`).
-    ``plane_stages`` (streams on run-time planes): :func:`stream_network`."""
+    ``plane_stages`` and ``lanes`` (streams): :func:`stream_network`."""
     gen = _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, flit_width, router,
-                   endpoints, link_stages, planes, planes_file, credit_stages, allocator, plane_stages)
+                   endpoints, link_stages, planes, planes_file, credit_stages, allocator, plane_stages, lanes)
     from permnet.hdl.emit import cells_for
 
     ip = gen.component.ip
@@ -148,7 +148,8 @@ def network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffe
 
 
 def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_size, seed, flit_width, router,
-             endpoints, link_stages, planes, planes_file, credit_stages, allocator="combined", plane_stages=0):
+             endpoints, link_stages, planes, planes_file, credit_stages, allocator="combined", plane_stages=0,
+             lanes=None):
     from permnet.hdl import emit
     from permnet.hdl.netip import PLANE_KINDS
     from permnet.hdl.network import NetworkRTL
@@ -158,8 +159,9 @@ def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_s
     if endpoints == "stream":
         require(trace is None, "--trace drives the self-test's generators; streams take no trace")
         return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages,
-                              planes, planes_file, credit_stages, allocator, plane_stages)
+                              planes, planes_file, credit_stages, allocator, plane_stages, lanes or 1)
     require(plane_stages == 0, "--plane-stages needs --endpoints stream")
+    require(lanes is None, "--lanes needs --endpoints stream (the self-test's routers have S lanes)")
     require(allocator == "combined", f"--allocator {allocator} needs --endpoints stream (one ejection port "
             "per node); the self-test ejects from every VC")
     flit_width = flit_width or 0
@@ -192,7 +194,7 @@ def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_s
 def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: int = 4,
                    switching: str = "vct", flit_width: int | None = None, router: str = "auto",
                    max_size: int = 4, link_stages: int = 0, planes: str = "wires", planes_file=None,
-                   credit_stages: int = 0, allocator: str = "combined", plane_stages: int = 0):
+                   credit_stages: int = 0, allocator: str = "combined", plane_stages: int = 0, lanes: int = 1):
     """The network with an AXI-Stream injection and ejection port per node
     (:class:`permnet.hdl.netstream.NetworkStream`, :class:`permnet.hdl.emit.Generated` named
     ``<topology>_network_stream``): ``flit_width`` tdata bits (default 32), packets of at most
@@ -204,7 +206,8 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     (:class:`permnet.hdl.router.Router`). ``plane_stages`` 1 (``crossbar`` or ``benes``):
     the planes' outputs are registers both ways (:func:`permnet.hdl.netip.plane_set_factory`),
     so a hop and a credit's way back take a cycle more: the simulator's model with
-    ``link_stages + 1`` and ``credit_stages + 1``."""
+    ``link_stages + 1`` and ``credit_stages + 1``. ``lanes`` injection lanes per node, 1 or 2
+    (:class:`permnet.hdl.netstream.TwoLaneInjector`; the simulator's ``lanes``)."""
     from permnet.hdl import emit
     from permnet.hdl.netip import plane_set_factory
     from permnet.hdl.netstream import NetworkStream
@@ -218,6 +221,7 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
     require(0 <= credit_stages <= 16, f"--credit-stages must be 0..16, got {credit_stages}")
     require(plane_stages in (0, 1), f"--plane-stages must be 0 or 1, got {plane_stages}")
+    require(lanes in (1, 2), f"--lanes must be 1 or 2 for streams, got {lanes}")
     require(link_stages + plane_stages <= 16 and credit_stages + plane_stages <= 16,
             "--plane-stages 1 adds a link and a credit stage: at most 15 of each with it (the simulator models 16)")
     require(switching == "wormhole" or max_size <= buffer,
@@ -228,7 +232,7 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
                          max_packet=max_size, link_stages=link_stages, credit_stages=credit_stages,
                          plane_set=plane_set_factory(planes, routes.planes, register=plane_stages == 1),
                          swap=planes != "wires",
-                         allocator=allocator)
+                         allocator=allocator, lanes=lanes)
     params = {"topology": net.name, "vcs": vcs, "buffer": buffer, "switching": switching, "router": router,
               "endpoints": "stream", "flit_width": flit_width, "max_packet": max_size,
               "inject_fifo": comp.D, "link_stages": link_stages}
@@ -240,6 +244,8 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
         params["allocator"] = allocator
     if plane_stages:
         params["plane_stages"] = plane_stages
+    if lanes != 1:
+        params["lanes"] = lanes
     return emit.Generated("network", f"{_module_name(topology, planes_file)}_network_stream", comp, params)
 
 

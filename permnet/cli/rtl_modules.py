@@ -183,6 +183,9 @@ ALLOCATOR_HELP = ("combined: every input VC may move each cycle; input-first: ea
 
 
 def network_options(f):
+    f = click.option("--lanes", type=int, default=None,
+                     help="streams: injection lanes per node, 1 (default) or 2 (a second packet asks for its VC "
+                          "while the first crosses: more one-flit packets per cycle; permnet netsim --lanes)")(f)
     f = click.option("--allocator", type=click.Choice(ALLOCATORS), default="combined",
                      show_default=True, help=ALLOCATOR_HELP.format("streams only"))(f)
     f = click.option("--credit-stages", type=int, default=0, show_default=True,

@@ -55,6 +55,8 @@ def test_rtl_network_stream_lints(tmp_path):
     (["--endpoints", "stream", "--planes", "benes", "--plane-stages", "2"], "--plane-stages': 2 is not in the range"),
     (["--endpoints", "stream", "--planes", "benes", "--link-stages", "16", "--plane-stages", "1"],
      "at most 15 of each"),
+    (["--lanes", "2"], "--lanes needs --endpoints stream"),
+    (["--endpoints", "stream", "--lanes", "3"], "--lanes must be 1 or 2 for streams, got 3"),
 ])
 def test_rtl_network_stream_bad_input(tmp_path, args, needle):
     p = run("rtl", "network", "-M", 8, "-S", 2, *args, "-o", "out/x.v", cwd=tmp_path, check=False)
@@ -72,3 +74,13 @@ def test_rtl_network_stream_plane_stages_register_the_planes(tmp_path):
     reg, comb = ((tmp_path / "out" / f).read_text() for f in ("r.v", "c.v"))
     assert "//   plane_stages = 1" in reg and "plane_stages" not in comb
     assert reg.count("posedge clk") > comb.count("posedge clk")
+
+
+def test_rtl_network_stream_two_lanes(tmp_path):
+    """``--lanes 2``: the header names it, the injection FIFO holds two packets, and each node
+    feeds its router's second lane (``lane__1``)."""
+    run("rtl", "network", "-M", 8, "-S", 2, "--endpoints", "stream", "--allocator", "separate-va", "--lanes", 2,
+        "-o", "out/l.v", cwd=tmp_path)
+    text = (tmp_path / "out" / "l.v").read_text()
+    assert "//   lanes = 2" in text and "//   inject_fifo = 8" in text
+    assert "lane__1__pop" in text

@@ -152,7 +152,9 @@ def stalls(got):
     ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "two-stage"}),
     ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "two-stage", "link_stages": 1, "credit_stages": 1}),
     ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va"}),
-    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "separate-va", "link_stages": 1, "credit_stages": 1})])
+    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "separate-va", "link_stages": 1, "credit_stages": 1}),
+    ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va", "lanes": 2}),
+    ("ldi", 8, 2, "table", "wormhole", 2, {"lanes": 2, "link_stages": 1, "credit_stages": 1})])
 def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switching, buffer, kw):
     """Phase 1, tready always high, random injection gaps: each packet's delivery cycle (the
     cycle after its tail leaves) is the simulator's for a trace that creates it the cycle after
@@ -181,8 +183,8 @@ def check_streams(t, dut, topo, M, S, buffer, switching, sim_kw):
     order = sorted(created, key=lambda u: (created[u][0], created[u][1]))
     text = "".join("{} {} {} {}\n".format(*created[u]) for u in order)
     ref = netsim.simulate(tables.network(topo, M, S), netsim.parse_trace(text, M), 1.0,
-                          netsim.Config(vcs=t.max_hops, buffer=buffer, switching=switching, lanes=1,
-                                        ejection="port", log=len(order) + 1, **sim_kw))
+                          netsim.Config(vcs=t.max_hops, buffer=buffer, switching=switching,
+                                        ejection="port", log=len(order) + 1, **{"lanes": 1, **sim_kw}))
     want = {order[int(a[0])]: int(a[4]) for a in ref.log}
     assert len(want) == len(order) and done == want
     # a packet alone takes hops (1 + L) + size cycles, one more through the two-stage ejection
