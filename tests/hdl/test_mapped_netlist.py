@@ -19,10 +19,10 @@ pytestmark = pytest.mark.skipif(tools_missing() is not None, reason=str(tools_mi
 CYCLES = 20000
 
 
-def _router(allocator):
+def _router(allocator, lanes=1):
     from permnet.rtlnet import router
 
-    kw = dict(M=16, S=4, link_stages=1, credit_stages=1, allocator=allocator)
+    kw = dict(M=16, S=4, link_stages=1, credit_stages=1, allocator=allocator, lanes=lanes)
     return router(**kw, cells="generic"), router(**kw, cells="ecp5")
 
 
@@ -63,6 +63,7 @@ NETWORK_INPUTS = dict(zero=r"cfg__we|cfg__commit|rt__we", rare=r"swap_req")
 CASES = {
     "router-separate-va": (lambda: _router("separate-va"), []),
     "router-two-stage": (lambda: _router("two-stage"), []),
+    "router-separate-va-two-lanes": (lambda: _router("separate-va", lanes=2), []),
     "router-combined": (lambda: _router("combined"), [pytest.mark.slow]),
     "router-input-first": (lambda: _router("input-first"), [pytest.mark.slow]),
     "crossbar-8x8x8": (_crossbar, []),

@@ -25,7 +25,7 @@ from permnet.planeload import swap_load
 W = 16
 
 
-def swap_network(M, S, router, kind, planes=None, link_stages=0, allocator="combined", plane_stages=0):
+def swap_network(M, S, router, kind, planes=None, link_stages=0, allocator="combined", plane_stages=0, lanes=1):
     t = tables.network("ldi", M, S).table
     planes = t.planes if planes is None else np.asarray(planes)
     t = tables.ldi_table(M, S, planes)
@@ -34,7 +34,7 @@ def swap_network(M, S, router, kind, planes=None, link_stages=0, allocator="comb
     return routes, NetworkStream(routes, vcs=t.max_hops, buffer=4, flit_width=W, max_packet=4,
                                  plane_set=plane_set_factory(kind, planes.tolist(), register=plane_stages == 1),
                                  swap=True,
-                                 link_stages=link_stages, allocator=allocator)
+                                 link_stages=link_stages, allocator=allocator, lanes=lanes)
 
 
 def packets_for(nodes, per_node, seed, first_uid):
@@ -177,16 +177,18 @@ def check_swap(rec, M, swap_at, credit_lag=0):
     return commit
 
 
-@pytest.mark.parametrize("allocator,plane_stages", [("combined", 0), ("input-first", 0), ("two-stage", 0),
-                                                    ("two-stage", 1), ("combined", 1), ("separate-va", 1)])
-def test_swap_to_another_decomposition_loses_nothing(allocator, plane_stages):
+@pytest.mark.parametrize("allocator,plane_stages,lanes", [("combined", 0, 1), ("input-first", 0, 1), ("two-stage", 0, 1),
+                                                          ("two-stage", 1, 1), ("combined", 1, 1), ("separate-va", 1, 1),
+                                                          ("separate-va", 1, 2)])
+def test_swap_to_another_decomposition_loses_nothing(allocator, plane_stages, lanes):
     """LDI(9,3), next-hop router, crossbar planes: the residue decomposition swapped for the
     colouring one (other planes, so other link-to-plane maps) mid-traffic; with each
     allocator (input-first: the buffers in LUT RAM drain as the flip-flops do; two-stage and
     separate-va: their ejection register too), and with registered planes (the drain waits
-    for their registers)."""
+    for their registers); separate-va also with two injection lanes."""
     M, S = 9, 3
-    routes, dut = swap_network(M, S, "nexthop", "crossbar", allocator=allocator, plane_stages=plane_stages)
+    routes, dut = swap_network(M, S, "nexthop", "crossbar", allocator=allocator, plane_stages=plane_stages,
+                               lanes=lanes)
     new = ldi_planes(M, S, "colouring").planes
     assert not np.array_equal(new, np.asarray(routes.planes))
     load = swap_load(new, routes, "crossbar")
