@@ -431,14 +431,19 @@ def section_tables(args) -> list:
 
 def _keep_saved_rows(rows: list, saved: list) -> list:
     """``rows`` of a table just measured, with each row that ``--rows`` left out
-    (:data:`registry.NOT_MEASURED`) replaced by the saved row in its place, if that
-    row is the same case (the same first cell) and was measured."""
+    (:data:`registry.NOT_MEASURED`) replaced by the saved row of the same case, if that was
+    measured: the same first cell, the same how-many-th row with that first cell (a table
+    may name several rows "the same, ..."), so rows added to a section keep the others'."""
     from registry import NOT_MEASURED
 
-    if len(rows) != len(saved):
-        return rows
-    return [old if NOT_MEASURED in new and old[0] == new[0] and NOT_MEASURED not in old else new
-            for new, old in zip(rows, saved)]
+    def keyed(table):
+        seen = {}
+        for row in table:
+            seen[row[0]] = seen.get(row[0], -1) + 1
+            yield (row[0], seen[row[0]]), row
+
+    old = {key: row for key, row in keyed(saved) if NOT_MEASURED not in row}
+    return [old.get(key, row) if NOT_MEASURED in row else row for key, row in keyed(rows)]
 
 
 def render(out: Path, measured: list = (), rows: list = ()) -> int:

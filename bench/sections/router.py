@@ -35,6 +35,9 @@ ROUTERS = [
     ("the same, --allocator separate-va --link-stages 1 --credit-stages 1",
      {"link_stages": 1, "credit_stages": 1, "allocator": "separate-va"},
      "two-stage with VC allocation a cycle before switch allocation"),
+    ("the same, --allocator separate-va --link-stages 1 --credit-stages 1 --lanes 2",
+     {"link_stages": 1, "credit_stages": 1, "allocator": "separate-va", "lanes": 2},
+     "a second injection lane"),
 ]
 
 # (name, permnet.rtlnet.network keyword arguments, target): W = 32, link and credit stages
@@ -61,6 +64,8 @@ NETWORKS = [
     ("the same, --allocator two-stage --plane-stages 1", {**_LDI8_CROSSBAR, "allocator": "two-stage",
                                                            "plane_stages": 1}, "report"),
     ("the same, --allocator separate-va --plane-stages 1", {**_LDI8_CROSSBAR, **_FASTEST}, "report"),
+    ("the same, --allocator separate-va --plane-stages 1 --lanes 2", {**_LDI8_CROSSBAR, **_FASTEST, "lanes": 2},
+     "report"),
 ]
 
 PUBLISHED = [
