@@ -40,6 +40,29 @@ def beat_layout(width: int, dest_bits: int) -> data.StructLayout:
     return data.StructLayout({"data": width, "last": 1, "dest": dest_bits})
 
 
+def packet_framing(m, beat, nodes: int, max_packet: int, size_bits: int, dest_error):
+    """Cut a stream of beats into packets: ``(take, dst, bad, last, count)``, ``take`` a signal
+    the caller drives high when it takes ``beat``, and of that beat: its packet's destination (the ``dest`` of its first beat), ``bad`` if that is
+    not a node (the packet is dropped and ``dest_error`` rises), ``last`` if it ends the packet
+    (``last`` or the ``max_packet``-th beat) and ``count`` (``size_bits`` wide) the beats of its
+    packet before it."""
+    nb, zb = len(beat.dest), size_bits
+    first = Signal(init=1)
+    count = Signal(zb)
+    pdst, pbad = Signal(nb), Signal()
+    dst = Mux(first, beat.dest, pdst)
+    bad = Mux(first, beat.dest >= nodes, pbad) if nodes < 1 << nb else Mux(first, 0, pbad)
+    last = beat.last | (count == max_packet - 1)
+    take = Signal()
+    with m.If(take):
+        m.d.sync += [first.eq(last), count.eq(Mux(last, 0, count + 1))]
+        with m.If(first):
+            m.d.sync += [pdst.eq(beat.dest), pbad.eq(bad)]
+        with m.If(bad):
+            m.d.sync += dest_error.eq(1)
+    return take, dst, bad, last, count
+
+
 class StreamInjector(wiring.Component):
     """A node's injection side: a packet stream in, a router descriptor and lane data out.
 
@@ -67,23 +90,11 @@ class StreamInjector(wiring.Component):
         nb, zb = self.nb, self.zb
         m.submodules.flits = flits = fifo.SyncFIFO(width=self.W, depth=self.D)
         m.submodules.descs = descs = fifo.SyncFIFO(width=nb + zb, depth=self.D)
-        first = Signal(init=1)
-        count = Signal(zb)
-        pdst, pbad = Signal(nb), Signal()
         beat = self.i.payload
-        dst = Mux(first, beat.dest, pdst)
-        bad = Mux(first, beat.dest >= self.nodes, pbad) if self.nodes < 1 << nb else Mux(first, 0, pbad)
-        last = beat.last | (count == self.P - 1)
-        take = Signal()
+        take, dst, bad, last, count = packet_framing(m, beat, self.nodes, self.P, zb, self.dest_error)
         m.d.comb += [self.i.ready.eq(flits.w_rdy & descs.w_rdy), take.eq(self.i.valid & self.i.ready),
                      flits.w_en.eq(take & ~bad), flits.w_data.eq(beat.data),
                      descs.w_en.eq(take & last & ~bad), descs.w_data.eq(Cat(dst, (count + 1)[:zb]))]
-        with m.If(take):
-            m.d.sync += [first.eq(last), count.eq(Mux(last, 0, count + 1))]
-            with m.If(first):
-                m.d.sync += [pdst.eq(beat.dest), pbad.eq(bad)]
-            with m.If(bad):
-                m.d.sync += self.dest_error.eq(1)
         m.d.comb += [self.desc.valid.eq(descs.r_rdy), self.desc.payload.eq(descs.r_data),
                      descs.r_en.eq(self.desc.valid & self.desc.ready),
                      self.lane.data.payload.eq(flits.r_data), flits.r_en.eq(self.lane.pop)]
@@ -127,23 +138,12 @@ class TwoLaneInjector(wiring.Component):
         m.submodules.descs = descs = fifo.SyncFIFO(width=nb + zb, depth=D)
         used = Signal(range(D + 1))               # words written and not yet freed
         wp = Signal(ab)                           # the next word to write
-        first = Signal(init=1)
-        count = Signal(zb)
-        pdst, pbad = Signal(nb), Signal()
         beat = self.i.payload
-        dst = Mux(first, beat.dest, pdst)
-        bad = Mux(first, beat.dest >= self.nodes, pbad) if self.nodes < 1 << nb else Mux(first, 0, pbad)
-        last = beat.last | (count == self.P - 1)
-        take, wrote = Signal(), Signal()
+        take, dst, bad, last, count = packet_framing(m, beat, self.nodes, self.P, zb, self.dest_error)
+        wrote = Signal()
         m.d.comb += [self.i.ready.eq((used != D) & descs.w_rdy), take.eq(self.i.valid & self.i.ready),
                      wrote.eq(take & ~bad), wr.en.eq(wrote), wr.addr.eq(wp), wr.data.eq(beat.data),
                      descs.w_en.eq(take & last & ~bad), descs.w_data.eq(Cat(dst, (count + 1)[:zb]))]
-        with m.If(take):
-            m.d.sync += [first.eq(last), count.eq(Mux(last, 0, count + 1))]
-            with m.If(first):
-                m.d.sync += [pdst.eq(beat.dest), pbad.eq(bad)]
-            with m.If(bad):
-                m.d.sync += self.dest_error.eq(1)
         with m.If(wrote):
             m.d.sync += wp.eq(wp + 1)
         # the descriptor the router takes goes into its lowest free lane
