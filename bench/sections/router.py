@@ -84,7 +84,11 @@ def _router_row(name, extra, note):
 
     kw = {**ROUTER, "cells": "ecp5", **extra}     # as `permnet synth router` on ECP5
     rep = synthesize(router(**kw).component, "ecp5")
-    return [f"{name} ({note})", rep["luts"], "-", rep["ffs"], rep["fmax_mhz"], ROUTER_TARGET]
+    return [_router_name(name, note), rep["luts"], "-", rep["ffs"], rep["fmax_mhz"], ROUTER_TARGET]
+
+
+def _router_name(name, note):
+    return f"{name} ({note})"
 
 
 def _network_row(name, kw, target):
@@ -126,7 +130,7 @@ def tables(args):
     if getattr(args, "no_synth", False):
         return []
     pattern = getattr(args, "rows", "")
-    rows = [_router_row(*r) if wanted else _skipped(f"{r[0]} ({r[2]})", ROUTER_TARGET)
+    rows = [_router_row(*r) if wanted else _skipped(_router_name(r[0], r[2]), ROUTER_TARGET)
             for r, wanted in _chosen(ROUTERS, pattern)]
     rows += [[p[0], p[1], "-", p[2], p[3], p[4]] for p in PUBLISHED]
     rows += [_network_row(*n) if wanted else _skipped(n[0], n[2]) for n, wanted in _chosen(NETWORKS, pattern)]

