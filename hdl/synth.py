@@ -18,7 +18,7 @@ with ``--timing-allow-fail`` so a failing design still reports it);
 ``luts_per_node`` is ``luts`` divided by the component's ``synth_nodes`` (the
 nodes of a whole network), reported only for components that have one;
 ``synth`` the yosys script used, ``yosys_s`` / ``nextpnr_s`` the wall
-seconds of the two tools. ``breakdown`` says where the LUT4 sites go (by module and by
+seconds of the two tools. ``breakdown`` says where the LUT4 sites go (by source file and by
 register group, :func:`permnet.hdl.synthreport.lut_breakdown`), ``critical_path`` what the
 slowest register-to-register path runs through (its delay split into logic and routing, its
 two registers, the Python lines that built its nets: :func:`permnet.hdl.synthreport.critical_path`;
@@ -216,7 +216,7 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
                                            "tee -q -o stat.json stat -json"], tmp)
         t1 = time.monotonic()
         stat = json.loads((tmp / "stat.json").read_text())
-        breakdown = lut_breakdown(json.loads((tmp / "top.json").read_text()), out_bits, target)
+        breakdown = lut_breakdown(json.loads((tmp / "top.json").read_text()), out_bits, target, SOURCE_ROOT)
         cells = stat["design"]["num_cells_by_type"]
         count = lambda kinds: sum(v for k, v in cells.items() if k in kinds)  # noqa: E731
         bar.update()

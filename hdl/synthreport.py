@@ -7,16 +7,20 @@ an FPGA engineer asks after "how big, how fast": *which part* is big, *which pat
 flat after synthesis and ABC names its LUTs after nets, so a LUT is charged to what it
 computes: the registers its output reaches through combinational cells (``LUT4``, ``PFUMX``,
 ``L6MUX21``, ``CCU2C``; its *forward cone*). A LUT that reaches k register groups is charged
-1/k to each, so the shares add up to the design's LUT4 sites. A group is a flip-flop's or a
-distributed RAM's name with every number replaced by ``#`` (yosys names a ``TRELLIS_FF``
-after the signal it holds, ``<signal>_TRELLIS_FF_Q[_<bit>]``; Amaranth's hierarchy is the
-dotted prefix), so the 16 routers of a network are one module ``ip.router#`` with 16
-instances, and the 8 owner bits of a router one register group ``own#``. Sites are counted
-as :mod:`permnet.hdl.synth` counts them: a ``LUT4`` is 1, a ``CCU2C`` 2, a
+1/k to each, so the shares add up to the design's LUT4 sites. A register is placed by the
+line of Python that creates its signal (the flip-flop's ``src`` attribute, which yosys keeps
+through mapping; a port's is its component's ``super().__init__``; a RAM cell has none and
+goes to the file of most flip-flops of its module), and named as yosys names it: ``<signal>_TRELLIS_FF_Q[_<bit>]``, the signal being one
+of the names its net has, with Amaranth's hierarchy as a dotted prefix. The name may be an
+alias from the other side of a port (a plane's output register named after the router input
+it drives); the line is where it is. A group is a name with every number replaced by ``#`` at
+one line, so a router's 8 owner bits are one group ``own#``, the 16 routers' ``ip.router#.own#``.
+Sites are counted as :mod:`permnet.hdl.synth` counts them: a ``LUT4`` is 1, a ``CCU2C`` 2, a
 ``TRELLIS_DPR16X4`` 6 (charged to the RAM itself, and so is the logic that computes its
-write port and read addresses); on iCE40 an ``SB_LUT4`` is 1. The flip-flops outside the module under test are
-:class:`permnet.hdl.synth.RegisteredIO`'s chains: the logic that reaches them is the module's
-output logic, reported as the group ``(outputs)``, less the chain's one LUT per output bit.
+write port and read addresses); on iCE40 an ``SB_LUT4`` is 1. The flip-flops outside the
+module under test are :class:`permnet.hdl.synth.RegisteredIO`'s chains: the logic that
+reaches them is the module's output logic, reported as ``(outputs)``, less the chain's one LUT
+per output bit.
 
 :func:`critical_path` reads nextpnr's log: the last "Critical path report for clock" section
 (the one after routing), its logic and routing delays, the registers at its two ends and the
@@ -27,7 +31,7 @@ its nets were built by.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 # per target: the combinational cells and their output ports (a cone runs through them), the
@@ -44,6 +48,7 @@ CELLS = {
 }
 DUT = "dut."            # RegisteredIO's instance of the module under test
 OUTPUTS = "(outputs)"   # the module's output logic (it reaches RegisteredIO's output chain)
+UNREAD = "(unread)"     # logic that reaches no register (nextpnr may remove it)
 
 
 def _split(name: str) -> tuple[str, str]:
@@ -57,16 +62,29 @@ def _split(name: str) -> tuple[str, str]:
     return module, reg
 
 
-def _numbers(text: str) -> str:
-    return re.sub(r"#(_#)+", "#", re.sub(r"\d+", "#", text))
+def group_name(name: str) -> str:
+    """A flip-flop or RAM cell's name with every number replaced by ``#`` (runs such as
+    ``#_#_#`` of indices by one ``#``): ``dut.ip.router2.own0_1_0_TRELLIS_FF_Q`` gives
+    ``ip.router#.own#``, ``dut.inject3.flits.storage.0.1`` ``inject#.flits``."""
+    return re.sub(r"#(_#)+", "#", re.sub(r"\d+", "#", ".".join(filter(None, _split(name)))))
 
 
-def group_name(name: str) -> tuple[str, str]:
-    """``(module, register)`` of a flip-flop or RAM cell name, every number replaced by ``#``
-    (runs such as ``#_#_#`` of indices by one ``#``): ``dut.ip.router2.own0_1_0_TRELLIS_FF_Q``
-    gives ``("ip.router#", "own#")``, ``dut.inject3.flits.storage.0.1`` ``("inject#", "flits")``."""
-    module, reg = _split(name)
-    return _numbers(module), _numbers(reg)
+def source_of(cell: dict, root: str | Path | None = None) -> tuple[str, int]:
+    """``(file, line)`` of the first line of Python in a cell's ``src`` attribute (Amaranth's
+    source location, kept by yosys as ``file:line|techmap.v:...``): the file relative to
+    ``root`` if it is inside it, else from its package (``amaranth/lib/fifo.py``); ``("?", 0)``
+    if there is none."""
+    for part in cell.get("attributes", {}).get("src", "").split("|"):
+        m = re.fullmatch(r"(.+\.py):(\d+)(\.\d+(-\d+\.\d+)?)?", part)
+        if m:
+            file = m[1]
+            top = str(Path(root).resolve()) + "/" if root else None
+            if "site-packages/" in file:
+                file = file.split("site-packages/", 1)[1]
+            elif top and file.startswith(top):
+                file = file[len(top):]
+            return file, int(m[2])
+    return "?", 0
 
 
 def _sequential(kind: str, spec: dict):
@@ -78,25 +96,27 @@ def _sequential(kind: str, spec: dict):
     return None
 
 
-def lut_breakdown(netlist: dict, out_bits: int = 0, target: str = "ecp5", top: str = "top") -> dict:
-    """LUT4 sites by module and by register group of yosys's JSON ``netlist`` (module ``top``,
-    the :class:`permnet.hdl.synth.RegisteredIO` wrapper, mapped to ``target``'s cells), charged
-    as the module docstring says; ``out_bits`` chain LUTs are taken off the output logic.
-    Returns ``{"by_module": {module: {"sites", "instances"}}, "by_register": {"module.register":
-    sites}}``, each largest first (ties by name), sites rounded to 0.1; a group under 0.05 is
-    left out."""
+def lut_breakdown(netlist: dict, out_bits: int = 0, target: str = "ecp5", root: str | Path | None = None,
+                  top: str = "top") -> dict:
+    """LUT4 sites of yosys's JSON ``netlist`` (module ``top``, the
+    :class:`permnet.hdl.synth.RegisteredIO` wrapper, mapped to ``target``'s cells), charged as
+    the module docstring says; ``out_bits`` chain LUTs are taken off the output logic. Returns
+    ``{"by_source": {file: sites}, "by_register": {"group (file:line)": sites}}`` (files
+    relative to ``root``, :func:`source_of`), each largest first (ties by name), sites rounded
+    to 0.1; a group under 0.05 is left out."""
     spec = CELLS[target]
     comb, cells = spec["comb"], netlist["modules"][top]["cells"]
     readers = defaultdict(list)     # net bit -> ("comb" | "seq", cell) of the cells that read it
-    sinks_of = {}                   # sequential cell -> its group
-    instances = defaultdict(set)    # module group -> its instances' paths
+    sinks_of = {}                   # sequential cell -> (file, line, group)
+    files_in = defaultdict(Counter)  # module path -> the source files of its flip-flops
     for name, cell in cells.items():
         kind, con = cell["type"], cell["connections"]
         ports = _sequential(kind, spec)
         if ports is not None:
-            sinks_of[name] = group_name(name) if name.startswith(DUT) else ("", OUTPUTS)
-            if name.startswith(DUT):
-                instances[sinks_of[name][0]].add(_split(name)[0])
+            sinks_of[name] = (*source_of(cell, root), group_name(name)) if name.startswith(DUT) else \
+                (OUTPUTS, 0, OUTPUTS)
+            if sinks_of[name][1]:
+                files_in[_split(name)[0]][sinks_of[name][0]] += 1
             reads = [b for p, bs in con.items() if p.startswith(ports) for b in bs]
             kind_of = "seq"
         elif kind in comb:
@@ -106,6 +126,15 @@ def lut_breakdown(netlist: dict, out_bits: int = 0, target: str = "ecp5", top: s
             continue
         for b in reads:
             readers[b].append((kind_of, name))
+    # a RAM cell keeps no line of Python (yosys's RAM mapping replaces it): it is placed in the
+    # file that most flip-flops of its module (or the nearest module above) come from
+    for name, (file, line, group) in sinks_of.items():
+        if file == "?":
+            module = _split(name)[0]
+            while module and not files_in[module]:
+                module = module.rpartition(".")[0]
+            if files_in[module]:
+                sinks_of[name] = (min(files_in[module].items(), key=lambda it: (-it[1], it[0]))[0], 0, group)
     # the groups each combinational cell reaches: a depth-first walk, a cell after its readers
     reach: dict[str, frozenset] = {}
     for start, cell in cells.items():
@@ -134,20 +163,19 @@ def lut_breakdown(netlist: dict, out_bits: int = 0, target: str = "ecp5", top: s
         if name in sinks_of:            # a distributed RAM: its own sites
             share[sinks_of[name]] += sites
             continue
-        groups = reach.get(name) or {("", "(unread)")}
+        groups = reach.get(name) or {(UNREAD, 0, UNREAD)}
         for g in groups:
             share[g] += sites / len(groups)
     if out_bits:
-        share["", OUTPUTS] = max(0.0, share["", OUTPUTS] - out_bits)
-    modules = defaultdict(float)
-    for (module, _), sites in share.items():
-        modules[module] += sites
+        share[OUTPUTS, 0, OUTPUTS] = max(0.0, share[OUTPUTS, 0, OUTPUTS] - out_bits)
+    files, registers = defaultdict(float), {}
+    for (file, line, group), sites in share.items():
+        files[file] += sites
+        registers[f"{group} ({file}:{line})" if line else group if file in (OUTPUTS, UNREAD) else
+                  f"{group} ({file})"] = sites
     largest = lambda item: (-item[1], item[0])  # noqa: E731
-    by_module = {m or "(top)": {"sites": round(v, 1), "instances": max(1, len(instances.get(m, ())))}
-                 for m, v in sorted(modules.items(), key=largest) if round(v, 1)}
-    by_register = {k: round(v, 1) for k, v in sorted(((".".join(filter(None, g)), v) for g, v in share.items()),
-                                                     key=largest) if round(v, 1)}
-    return {"by_module": by_module, "by_register": by_register}
+    return {"by_source": {k: round(v, 1) for k, v in sorted(files.items(), key=largest) if round(v, 1)},
+            "by_register": {k: round(v, 1) for k, v in sorted(registers.items(), key=largest) if round(v, 1)}}
 
 
 _STEP = re.compile(r"Info:\s+(clk-to-q|logic|routing|setup|hold)\s+([\d.]+)\s+([\d.]+)\s+(.*)$")

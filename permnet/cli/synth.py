@@ -23,8 +23,7 @@ TOP_REGISTERS = 12
 def detail_lines(rep: dict) -> list[str]:
     """The critical path and the LUT4 breakdown of a :func:`permnet.hdl.synth.synthesize`
     report as text lines: the path's delay and ends, then its source lines; the sites of every
-    module group (with its instance count) and of the :data:`TOP_REGISTERS` largest register
-    groups."""
+    source file and of the :data:`TOP_REGISTERS` largest register groups."""
     lines = []
     path = rep.get("critical_path")
     if path:
@@ -35,13 +34,11 @@ def detail_lines(rep: dict) -> list[str]:
             lines.append(f"{'':14} through {', '.join(path['sources'])}")
     parts = rep.get("breakdown")
     if parts:
-        lines.append("LUT4 sites by module")
-        for name, v in parts["by_module"].items():
-            label = f"{name} (x{v['instances']})" if v["instances"] > 1 else name
-            lines.append(f"  {label:40} {v['sites']:10,.1f}")
+        lines.append("LUT4 sites by source")
+        lines += [f"  {name:50} {sites:10,.1f}" for name, sites in parts["by_source"].items()]
         regs = list(parts["by_register"].items())
         lines.append(f"LUT4 sites by register (the {min(TOP_REGISTERS, len(regs))} largest of {len(regs)})")
-        lines += [f"  {name:40} {sites:10,.1f}" for name, sites in regs[:TOP_REGISTERS]]
+        lines += [f"  {name:50} {sites:10,.1f}" for name, sites in regs[:TOP_REGISTERS]]
     return lines
 
 

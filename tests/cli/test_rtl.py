@@ -102,7 +102,7 @@ def test_synth_report_json():
 
 def test_synth_text_report_names_the_critical_path_and_where_the_luts_go():
     """Text mode: the summary lines, then the critical path (delay = logic + routing, two
-    registers of the design) and the LUT4 sites by module and register group, which add up to
+    registers of the design) and the LUT4 sites by source file and register group, which add up to
     the LUT4 sites (``luts``: nextpnr's count less the output chain's LUT per output bit; it may
     add a constant driver or two)."""
     lines = run("synth", "benes", "--size", 4, "--width", 2, "--target", "ecp5").stdout.splitlines()
@@ -112,12 +112,16 @@ def test_synth_text_report_names_the_critical_path_and_where_the_luts_go():
         r"critical_path  ([\d.]+) ns \(([\d.]+) logic, ([\d.]+) routing, (\d+) cells\): (\S+) -> (\S+)", path).groups()
     assert abs(float(logic) + float(routing) - float(ns)) <= 0.02 and int(cells) >= 1
     assert (src, dst) == (rep["critical_path"]["from"], rep["critical_path"]["to"])
-    start = lines.index("LUT4 sites by module")
-    assert lines[start + 1].split() == ["(top)", f"{rep['breakdown']['by_module']['(top)']['sites']:,.1f}"]
-    header = lines[start + 2]
-    assert re.fullmatch(r"LUT4 sites by register \(the \d+ largest of \d+\)", header)
-    listed = {name: float(v.replace(",", "")) for name, v in (line.split() for line in lines[start + 3:])}
+    start, header = lines.index("LUT4 sites by source"), next(i for i, line in enumerate(lines)
+                                                               if line.startswith("LUT4 sites by register"))
+    read = lambda block: {line.rsplit(None, 1)[0].strip(): float(line.rsplit(None, 1)[1].replace(",", ""))  # noqa: E731
+                          for line in block}
+    files = read(lines[start + 1:header])
+    assert files == rep["breakdown"]["by_source"] and "hdl/benes.py" in files
+    assert re.fullmatch(r"LUT4 sites by register \(the \d+ largest of \d+\)", lines[header])
+    listed = read(lines[header + 1:])
     assert listed == rep["breakdown"]["by_register"]
+    assert abs(sum(files.values()) - sum(listed.values())) < 0.5
     assert abs(sum(listed.values()) - rep["luts"]) <= 2
 
 

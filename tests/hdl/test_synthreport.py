@@ -39,16 +39,21 @@ def test_a_lut_is_charged_to_the_registers_it_reaches_split_evenly():
         "dut.ram0.0.0": _cell("TRELLIS_DPR16X4", DI=[2, 3, 4, 5], WAD=[17, 2, 3, 4], WRE=[5], RAD=[2, 3, 4, 5],
                               DO=[40, 41, 42, 43]),
     }
-    parts = lut_breakdown({"modules": {"top": {"cells": cells}}}, out_bits=1)
-    assert parts["by_register"] == {"ram#": 7.0, "own#": 3.0, "cr#": 1.0}
-    assert parts["by_module"] == {"(top)": {"sites": 11.0, "instances": 1}}
+    for name in ("dut.own0_0_TRELLIS_FF_Q", "dut.own1_0_TRELLIS_FF_Q", "dut.own2_0_TRELLIS_FF_Q"):
+        cells[name]["attributes"] = {"src": "/repo/hdl/router.py:485|/share/lattice/cells_map_trellis.v:68.1-68.2"}
+    cells["dut.cr1_1_TRELLIS_FF_Q_3"]["attributes"] = {"src": "/venv/lib/site-packages/amaranth/lib/fifo.py:9"}
+    parts = lut_breakdown({"modules": {"top": {"cells": cells}}}, out_bits=1, root="/repo")
+    # the RAM keeps no line of Python: it goes to the file of most flip-flops of its module
+    assert parts["by_register"] == {"ram# (hdl/router.py)": 7.0, "own# (hdl/router.py:485)": 3.0,
+                                    "cr# (amaranth/lib/fifo.py:9)": 1.0}
+    assert parts["by_source"] == {"hdl/router.py": 10.0, "amaranth/lib/fifo.py": 1.0}
 
 
 def test_group_names_keep_the_hierarchy_and_number_the_instances():
-    assert group_name("dut.ip.router2.own0_1_0_TRELLIS_FF_Q") == ("ip.router#", "own#")
-    assert group_name("dut.ip.router12.cr0_1_1_TRELLIS_FF_Q_3") == ("ip.router#", "cr#")
-    assert group_name("dut.inject3.flits.storage.0.1") == ("inject#", "flits")
-    assert group_name("dut.count_SB_DFFER_Q_2") == ("", "count")
+    assert group_name("dut.ip.router2.own0_1_0_TRELLIS_FF_Q") == "ip.router#.own#"
+    assert group_name("dut.ip.router12.cr0_1_1_TRELLIS_FF_Q_3") == "ip.router#.cr#"
+    assert group_name("dut.inject3.flits.storage.0.1") == "inject#.flits"
+    assert group_name("dut.count_SB_DFFER_Q_2") == "count"
 
 
 class TwoRegisters(wiring.Component):
@@ -70,7 +75,10 @@ class TwoRegisters(wiring.Component):
 def test_a_real_run_charges_each_registers_logic_and_names_the_slow_path():
     r = synth.synthesize(TwoRegisters(), "ecp5")
     regs = r["breakdown"]["by_register"]
-    assert regs["parity"] >= 5 and regs.get("both", 0) <= 1
+    here = "tests/hdl/test_synthreport.py"
+    parity = next(v for k, v in regs.items() if re.fullmatch(rf"parity \({here}:\d+\)", k))
+    assert parity >= 5 and sum(v for k, v in regs.items() if k.startswith("both ")) <= 1
+    assert r["breakdown"]["by_source"][here] >= 5
     # the shares add up to yosys's LUT4 sites less the output chain's one per output bit
     assert abs(sum(regs.values()) - (r["lut4"] + 2 * r["carry"] + 6 * r["lutram"] - 2)) < 0.5
     path = r["critical_path"]
