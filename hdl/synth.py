@@ -243,9 +243,11 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
                                   *(["--router", router] if router else [])], tmp, timeout=pnr_timeout_s)
         except ToolTimeout as err:
             share = 100 * sites / t["capacity"]["lut4"]
+            largest = ", ".join(f"{k} {v:,.0f}" for k, v in list(breakdown["by_source"].items())[:3])
             raise ToolTimeout(f"{err} (by yosys's count the design takes {sites:,} of the {t['name']}'s "
-                              f"{t['capacity']['lut4']:,} LUT4 sites, {share:.1f} %): allow it longer "
-                              "(--pnr-timeout) or synthesize a smaller design") from None
+                              f"{t['capacity']['lut4']:,} LUT4 sites, {share:.1f} %"
+                              + (f"; the most by source: {largest}" if largest else "")
+                              + "): allow it longer (--pnr-timeout) or synthesize a smaller design") from None
         report = json.loads((tmp / "report.json").read_text())
         t2 = time.monotonic()
         bar.update()

