@@ -185,7 +185,9 @@ _DEFINED = re.compile(r"Info:\s+(/\S+\.py):(\d+)\s*$")
 def _register(cell: str) -> str:
     cell = cell.rsplit(".", 1)[0]     # the port
     cell = cell[len(DUT):] if cell.startswith(DUT) else cell
-    return re.sub(r"_(TRELLIS_FF|SB_DFF[A-Z]*)_Q(_\d+)?(_DFFLC)?$", "", cell)    # nextpnr-ice40 packs FFs in _DFFLC
+    # an iCE40 flip-flop is packed with the LUT before it (``<reg>_SB_DFFSR_Q_D_SB_LUT4_O_LC``) or
+    # alone (``<reg>_SB_DFFSR_Q_DFFLC``)
+    return re.sub(r"_(TRELLIS_FF|SB_DFF[A-Z]*)_Q(_.*)?$", "", cell)
 
 
 def critical_path(log: str, root: str | Path | None = None) -> dict | None:
