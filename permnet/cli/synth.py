@@ -50,13 +50,15 @@ def _synth_command(module):
     @click.option("--pnr-timeout", type=click.IntRange(min=1), default=3600, show_default=True, metavar="SECONDS",
                   help="stop place and route after this many seconds (one line with the design's share of the "
                        "device: a design that fits by count may not route)")
+    @click.option("--pnr-seed", type=click.IntRange(min=1), default=1, show_default=True,
+                  help="nextpnr's placement seed (Fmax moves by a few per cent from one seed to another)")
     @click.option("--json", "as_json", is_flag=True)
-    def command(target, freq, pnr_timeout, as_json, **params):
+    def command(target, freq, pnr_timeout, pnr_seed, as_json, **params):
         from permnet.hdl.synth import synthesize
 
         # on ECP5 the multiplexing modules take the hand-mapped cells (muxtree)
         gen = module.generate(**params, target=target) if module.targeted else module.generate(**params)
-        rep = synthesize(gen.component, target, freq_mhz=freq, pnr_timeout_s=pnr_timeout)
+        rep = synthesize(gen.component, target, freq_mhz=freq, pnr_timeout_s=pnr_timeout, seed=pnr_seed)
         rep = {"module": gen.kind, **gen.params, **rep}
         if as_json:
             emit(rep, True)

@@ -59,6 +59,18 @@ def test_component_attributes_choose_abc9_mode_and_router(monkeypatch, dff, rout
     assert r["fmax_mhz"] == 123.4 and r["router"] == (router or "default")
 
 
+@pytest.mark.parametrize("argv,seed", [([], "1"), (["--pnr-seed", 7], "7")])
+def test_the_cli_passes_the_placement_seed_to_nextpnr(monkeypatch, capsys, argv, seed):
+    from netsim_helpers import run_main
+
+    calls = []
+    monkeypatch.setattr(synth, "_run", _recorder(calls))
+    r = run_main(["synth", "router", "-M", 4, "-S", 2, "--flit-width", 4, *argv], capsys)
+    assert r.exit_code == 0, r.stderr
+    pargs = next(args for tool, args in calls if "nextpnr" in tool)
+    assert pargs[pargs.index("--seed") + 1] == seed
+
+
 def test_luts_per_node_only_for_components_with_nodes(monkeypatch):
     """``luts_per_node`` = the placed LUTs (less the output chain's one per output bit)
     over ``synth_nodes``; a component without nodes has no such field."""
