@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -181,8 +182,25 @@ def _per_node(dut, luts) -> dict:
     return {"luts_per_node": round(luts / nodes, 1)} if nodes and luts is not None else {}
 
 
+# the tools' files that ``synthesize(..., keep=DIR)`` copies out: the design as yosys read it,
+# yosys's mapped netlist, nextpnr's log and its JSON report
+KEPT = ("top.il", "top.json", "nextpnr.log", "report.json")
+
+
+def _keep(tmp: Path, keep, log: str | None) -> None:
+    if keep is None:
+        return
+    if log is not None:
+        (tmp / "nextpnr.log").write_text(log)
+    keep = Path(keep)
+    keep.mkdir(parents=True, exist_ok=True)
+    for name in KEPT:
+        if (tmp / name).exists():
+            shutil.copyfile(tmp / name, keep / name)
+
+
 def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=None, seed: int = 1,
-               dff: bool | None = None, pnr_timeout_s: float | None = PNR_TIMEOUT_S) -> dict:
+               dff: bool | None = None, pnr_timeout_s: float | None = PNR_TIMEOUT_S, keep=None) -> dict:
     """Synthesize, place and route ``dut``; return luts, carry, lutram, ffs, fmax_mhz.
 
     ``fits`` is False (only then present; there is no place and route, ``fmax_mhz`` None) when the
@@ -194,7 +212,9 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     ``synth_dff`` attribute, True if it has none. ``pnr_timeout_s`` (None: no limit): stop place and
     route after that many seconds and raise :class:`ToolTimeout`, one line with the design's share of the
     device's LUT4 sites (a design that fits by count may still not route: LDI(16,4) on
-    crossbar planes at 97.5 % of the ECP5-85 did not in 51 minutes)."""
+    crossbar planes at 97.5 % of the ECP5-85 did not in 51 minutes). ``keep`` (a directory,
+    made if missing): copy the tools' files there once the run has a report (:data:`KEPT`;
+    a design that does not fit has no nextpnr files)."""
     require(target in TARGETS, f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
     t = TARGETS[target]
     if dff is None:
@@ -226,6 +246,7 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
         # instead of spending the placer's time on a placement that cannot succeed
         if sites > t["capacity"]["lut4"] or count(t["ff"]) > t["capacity"]["ffs"] or \
                 lutram > t["capacity"]["lutram"]:
+            _keep(tmp, keep, None)
             luts = sites - out_bits
             return {"target": target, "fits": False, "device": t["name"], "capacity": t["capacity"],
                     "luts": luts, **_per_node(dut, luts),
@@ -249,6 +270,7 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
                               + (f"; the most by source: {largest}" if largest else "")
                               + "): allow it longer (--pnr-timeout) or synthesize a smaller design") from None
         report = json.loads((tmp / "report.json").read_text())
+        _keep(tmp, keep, log)
         t2 = time.monotonic()
         bar.update()
     fmax = None

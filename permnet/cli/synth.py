@@ -3,6 +3,8 @@ command per entry of :data:`permnet.cli.rtl_modules.RTL_MODULES`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from permnet.cli.common import POSITIVE_FLOAT, emit
@@ -52,13 +54,16 @@ def _synth_command(module):
                        "device: a design that fits by count may not route)")
     @click.option("--pnr-seed", type=click.IntRange(min=1), default=1, show_default=True,
                   help="nextpnr's placement seed (Fmax moves by a few per cent from one seed to another)")
+    @click.option("--keep", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+                  help="write the tools' files to DIR: top.il (the design), top.json (yosys's netlist), "
+                       "nextpnr.log (its timing reports), report.json")
     @click.option("--json", "as_json", is_flag=True)
-    def command(target, freq, pnr_timeout, pnr_seed, as_json, **params):
+    def command(target, freq, pnr_timeout, pnr_seed, keep, as_json, **params):
         from permnet.hdl.synth import synthesize
 
         # on ECP5 the multiplexing modules take the hand-mapped cells (muxtree)
         gen = module.generate(**params, target=target) if module.targeted else module.generate(**params)
-        rep = synthesize(gen.component, target, freq_mhz=freq, pnr_timeout_s=pnr_timeout, seed=pnr_seed)
+        rep = synthesize(gen.component, target, freq_mhz=freq, pnr_timeout_s=pnr_timeout, seed=pnr_seed, keep=keep)
         rep = {"module": gen.kind, **gen.params, **rep}
         if as_json:
             emit(rep, True)

@@ -71,6 +71,24 @@ def test_the_cli_passes_the_placement_seed_to_nextpnr(monkeypatch, capsys, argv,
     assert pargs[pargs.index("--seed") + 1] == seed
 
 
+def test_keep_copies_the_tools_files_out(monkeypatch, capsys, tmp_path):
+    """``--keep DIR``: the design, yosys's netlist, nextpnr's log and report, as the tools left
+    them (the recorder's files here); without it nothing is written."""
+    from netsim_helpers import run_main
+
+    def run(tool, args, cwd, timeout=None):
+        _recorder([])(tool, args, cwd)
+        return "Info: nextpnr says this\n" if "nextpnr" in tool else ""
+    monkeypatch.setattr(synth, "_run", run)
+    keep = tmp_path / "out" / "router"
+    r = run_main(["synth", "router", "-M", 4, "-S", 2, "--flit-width", 4, "--keep", keep], capsys)
+    assert r.exit_code == 0, r.stderr
+    assert sorted(p.name for p in keep.iterdir()) == sorted(synth.KEPT)
+    assert (keep / "nextpnr.log").read_text() == "Info: nextpnr says this\n"
+    assert "module \\top" in (keep / "top.il").read_text()
+    assert json.loads((keep / "report.json").read_text())["fmax"]["clk"]["achieved"] == 123.4
+
+
 def test_luts_per_node_only_for_components_with_nodes(monkeypatch):
     """``luts_per_node`` = the placed LUTs (less the output chain's one per output bit)
     over ``synth_nodes``; a component without nodes has no such field."""
