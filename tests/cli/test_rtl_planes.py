@@ -102,7 +102,7 @@ def test_synth_builds_the_ecp5_cells_only_for_ecp5(monkeypatch, ldi6, module, ar
     from permnet.cli.synth import synth
     seen = []
     monkeypatch.setattr(permnet.hdl.synth, "synthesize",
-                        lambda comp, target, freq_mhz, pnr_timeout_s: seen.append(comp) or {"target": target})
+                        lambda comp, target, **options: seen.append(comp) or {"target": target})
     args = [str(ldi6) if a == "PLANES" else str(a) for a in args]
     for target in ("ecp5", "ice40"):
         res = CliRunner().invoke(synth, [module, *args, "--target", target, "--json"])
