@@ -51,14 +51,25 @@ OUTPUTS = "(outputs)"   # the module's output logic (it reaches RegisteredIO's o
 UNREAD = "(unread)"     # logic that reaches no register (nextpnr may remove it)
 
 
+# yosys names a flip-flop cell after its signal: <signal>_TRELLIS_FF_Q[_<bit>] (ECP5),
+# <signal>_SB_DFF<kind>_Q[_<bit>] (iCE40). Some signals' own names carry such a piece inside
+# (a[...]_TRELLIS_FF_Q_2_DI_LUT4_D_Z...): in the netlist only the final bit suffix is dropped.
+_FF_SUFFIX = re.compile(r"_(TRELLIS_FF|SB_DFF[A-Z]*)_Q(_\d+)?$")
+# nextpnr-ice40 appends the logic cell it packs a flip-flop in (<signal>_SB_DFFSR_Q_D_SB_LUT4_O_LC,
+# <signal>_SB_DFFSR_Q_DFFLC): in its report everything from the flip-flop's suffix on is dropped
+_PACKED_SUFFIX = re.compile(r"_(TRELLIS_FF|SB_DFF[A-Z]*)_Q(_.*)?$")
+
+
+def _signal(name: str, suffix: re.Pattern = _FF_SUFFIX) -> str:
+    """A flip-flop cell's name less the module under test's prefix and ``suffix``."""
+    return suffix.sub("", name[len(DUT):] if name.startswith(DUT) else name)
+
+
 def _split(name: str) -> tuple[str, str]:
     """``(module, register)`` of a flip-flop's or RAM cell's name as yosys gives it: the
     module under test's prefix, the flip-flop's ``_TRELLIS_FF_Q[_<bit>]`` and the RAM cell's
     ``[.storage].<row>.<column>`` dropped, the hierarchy split at the last dot."""
-    name = name[len(DUT):] if name.startswith(DUT) else name
-    name = re.sub(r"_(TRELLIS_FF|SB_DFF[A-Z]*)_Q(_\d+)?$", "", name)
-    name = re.sub(r"(\.storage)?(\.\d+)+$", "", name)
-    module, _, reg = name.rpartition(".")
+    module, _, reg = re.sub(r"(\.storage)?(\.\d+)+$", "", _signal(name)).rpartition(".")
     return module, reg
 
 
@@ -69,20 +80,24 @@ def group_name(name: str) -> str:
     return re.sub(r"#(_#)+", "#", re.sub(r"\d+", "#", ".".join(filter(None, _split(name)))))
 
 
-def source_of(cell: dict, root: str | Path | None = None) -> tuple[str, int]:
+def _prefix(root: str | Path | None) -> str | None:
+    """``root`` as the prefix its files' absolute paths start with (None: no root)."""
+    return str(Path(root).resolve()) + "/" if root else None
+
+
+def _source_of(cell: dict, prefix: str | None) -> tuple[str, int]:
     """``(file, line)`` of the first line of Python in a cell's ``src`` attribute (Amaranth's
-    source location, kept by yosys as ``file:line|techmap.v:...``): the file relative to
-    ``root`` if it is inside it, else from its package (``amaranth/lib/fifo.py``); ``("?", 0)``
-    if there is none."""
+    source location, kept by yosys as ``file:line|techmap.v:...``): the file from its package
+    (``amaranth/lib/fifo.py``) if it is installed, else relative to the root whose
+    :func:`_prefix` is ``prefix`` if it is inside it; ``("?", 0)`` if there is none."""
     for part in cell.get("attributes", {}).get("src", "").split("|"):
         m = re.fullmatch(r"(.+\.py):(\d+)(\.\d+(-\d+\.\d+)?)?", part)
         if m:
             file = m[1]
-            top = str(Path(root).resolve()) + "/" if root else None
             if "site-packages/" in file:
                 file = file.split("site-packages/", 1)[1]
-            elif top and file.startswith(top):
-                file = file[len(top):]
+            elif prefix and file.startswith(prefix):
+                file = file[len(prefix):]
             return file, int(m[2])
     return "?", 0
 
@@ -102,9 +117,9 @@ def lut_breakdown(netlist: dict, out_bits: int = 0, target: str = "ecp5", root: 
     :class:`permnet.hdl.synth.RegisteredIO` wrapper, mapped to ``target``'s cells), charged as
     the module docstring says; ``out_bits`` chain LUTs are taken off the output logic. Returns
     ``{"by_source": {file: sites}, "by_register": {"group (file:line)": sites}}`` (files
-    relative to ``root``, :func:`source_of`), each largest first (ties by name), sites rounded
+    relative to ``root``, :func:`_source_of`), each largest first (ties by name), sites rounded
     to 0.1; a group under 0.05 is left out."""
-    spec = CELLS[target]
+    spec, prefix = CELLS[target], _prefix(root)
     comb, cells = spec["comb"], netlist["modules"][top]["cells"]
     readers = defaultdict(list)     # net bit -> ("comb" | "seq", cell) of the cells that read it
     sinks_of = {}                   # sequential cell -> (file, line, group)
@@ -113,7 +128,7 @@ def lut_breakdown(netlist: dict, out_bits: int = 0, target: str = "ecp5", root: 
         kind, con = cell["type"], cell["connections"]
         ports = _sequential(kind, spec)
         if ports is not None:
-            sinks_of[name] = (*source_of(cell, root), group_name(name)) if name.startswith(DUT) else \
+            sinks_of[name] = (*_source_of(cell, prefix), group_name(name)) if name.startswith(DUT) else \
                 (OUTPUTS, 0, OUTPUTS)
             if sinks_of[name][1]:
                 files_in[_split(name)[0]][sinks_of[name][0]] += 1
@@ -183,11 +198,8 @@ _DEFINED = re.compile(r"Info:\s+(/\S+\.py):(\d+)\s*$")
 
 
 def _register(cell: str) -> str:
-    cell = cell.rsplit(".", 1)[0]     # the port
-    cell = cell[len(DUT):] if cell.startswith(DUT) else cell
-    # an iCE40 flip-flop is packed with the LUT before it (``<reg>_SB_DFFSR_Q_D_SB_LUT4_O_LC``) or
-    # alone (``<reg>_SB_DFFSR_Q_DFFLC``)
-    return re.sub(r"_(TRELLIS_FF|SB_DFF[A-Z]*)_Q(_.*)?$", "", cell)
+    """The register of a path's end, ``cell.port`` in nextpnr's report."""
+    return _signal(cell.rsplit(".", 1)[0], _PACKED_SUFFIX)
 
 
 def critical_path(log: str, root: str | Path | None = None) -> dict | None:
@@ -203,7 +215,7 @@ def critical_path(log: str, root: str | Path | None = None) -> dict | None:
     body = sections[-1].split("Critical path report for cross-domain")[0]
     logic = routing = 0.0
     total, cells, first, last, sources = 0.0, 0, None, None, []
-    root = str(Path(root).resolve()) + "/" if root else None
+    root = _prefix(root)
     for line in body.splitlines():
         step = _STEP.search(line)
         if step:
