@@ -155,6 +155,19 @@ class ToolTimeout(PermnetError):
     """A tool run longer than its limit (:func:`_run`'s ``timeout``); the tool was stopped."""
 
 
+class ToolFailed(PermnetError):
+    """A tool exited non-zero; the message is its last lines, ``output`` all it printed."""
+
+    def __init__(self, message: str, output: str = ""):
+        super().__init__(message)
+        self.output = output
+
+
+# nextpnr-ecp5's placer when the cells do not all find a site (LDI(16,4) on crossbar planes with
+# the combined allocator: 82,906 of the ECP5-85's 83,640 LUT4 sites by yosys's count, 99.1 %)
+NO_PLACEMENT = "Unable to find legal placement"
+
+
 def _run(tool: str, args: list[str], cwd: Path, timeout: float | None = None) -> str:
     import subprocess
     import sys
@@ -172,7 +185,7 @@ def _run(tool: str, args: list[str], cwd: Path, timeout: float | None = None) ->
             raise PermnetError(f"{tool} stopped with a WebAssembly trap, as a YoWASP tool does when the design "
                                "needs more than the 4 GiB it can address: synthesize a smaller design")
         tail = text.strip().splitlines()[-3:]
-        raise PermnetError(f"{tool} failed: {' | '.join(tail)}")
+        raise ToolFailed(f"{tool} failed: {' | '.join(tail)}", text)
     return proc.stdout + proc.stderr
 
 
@@ -199,6 +212,15 @@ def _keep(tmp: Path, keep, log: str | None) -> None:
             shutil.copyfile(tmp / name, keep / name)
 
 
+def _share(sites: int, t: dict, breakdown: dict) -> str:
+    """The design's share of the device's LUT4 sites by yosys's count, and its three largest parts
+    by source, for the one line of a place and route that failed or ran out of time."""
+    largest = ", ".join(f"{k} {v:,.0f}" for k, v in list(breakdown["by_source"].items())[:3])
+    return (f"by yosys's count the design takes {sites:,} of the {t['name']}'s {t['capacity']['lut4']:,} "
+            f"LUT4 sites, {100 * sites / t['capacity']['lut4']:.1f} %"
+            + (f"; the most by source: {largest}" if largest else ""))
+
+
 def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=None, seed: int = 1,
                dff: bool | None = None, pnr_timeout_s: float | None = PNR_TIMEOUT_S, keep=None) -> dict:
     """Synthesize, place and route ``dut``; return luts, carry, lutram, ffs, fmax_mhz.
@@ -212,7 +234,9 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     ``synth_dff`` attribute, True if it has none. ``pnr_timeout_s`` (None: no limit): stop place and
     route after that many seconds and raise :class:`ToolTimeout`, one line with the design's share of the
     device's LUT4 sites (a design that fits by count may still not route: LDI(16,4) on
-    crossbar planes at 97.5 % of the ECP5-85 did not in 51 minutes). ``keep`` (a directory,
+    crossbar planes at 97.5 % of the ECP5-85 did not in 51 minutes); a placer that finds no legal
+    placement (:data:`NO_PLACEMENT`) raises :class:`PermnetError`, one line with the same share.
+    ``keep`` (a directory,
     made if missing): copy the tools' files there once the run has a report (:data:`KEPT`;
     a design that does not fit has no nextpnr files)."""
     require(target in TARGETS, f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
@@ -263,12 +287,14 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
                                   "--timing-allow-fail", "--seed", str(seed), "--report", "report.json",
                                   *(["--router", router] if router else [])], tmp, timeout=pnr_timeout_s)
         except ToolTimeout as err:
-            share = 100 * sites / t["capacity"]["lut4"]
-            largest = ", ".join(f"{k} {v:,.0f}" for k, v in list(breakdown["by_source"].items())[:3])
-            raise ToolTimeout(f"{err} (by yosys's count the design takes {sites:,} of the {t['name']}'s "
-                              f"{t['capacity']['lut4']:,} LUT4 sites, {share:.1f} %"
-                              + (f"; the most by source: {largest}" if largest else "")
-                              + "): allow it longer (--pnr-timeout) or synthesize a smaller design") from None
+            raise ToolTimeout(f"{err} ({_share(sites, t, breakdown)}): allow it longer (--pnr-timeout) or "
+                              "synthesize a smaller design") from None
+        except ToolFailed as err:
+            if NO_PLACEMENT not in err.output:
+                raise
+            raise PermnetError(f"{t['pnr']} found no legal placement for every cell: the design is at the "
+                               f"device's limit ({_share(sites, t, breakdown)}): synthesize a smaller "
+                               "design") from None
         report = json.loads((tmp / "report.json").read_text())
         _keep(tmp, keep, log)
         t2 = time.monotonic()

