@@ -224,6 +224,17 @@ def test_no_example_installs_packages():
     assert not installs, installs
 
 
+def test_every_background_command_shows_its_first_line():
+    """A command started with ``&`` is waited for only until its first lines of output: one
+    that shows none (``> /dev/null &``) lets the next command run before it is ready (an
+    emulator not yet listening: "Connection refused" under CI load). A server's example shows
+    its ``listening on`` line, so the session, and a reader, waits for it."""
+    silent = [f"{b.id}: $ {s.command}" for b in BLOCKS for s in b.steps
+              if s.command.strip().endswith("&") and not s.command.strip().endswith("&&")
+              and not any(e.strip() for e in s.expected)]
+    assert not silent, silent
+
+
 def test_matcher():
     assert matches(["a", "...", "d"], ["a", "b", "c", "d"])
     assert matches(["a", "...", "b"], ["a", "b"])
