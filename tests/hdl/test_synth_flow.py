@@ -147,6 +147,15 @@ def test_a_tool_past_its_time_limit_is_stopped_with_one_line(tmp_path):
     assert time.monotonic() - t0 < 15                     # stopped, not waited for
 
 
+def _one_router_lut(calls, lut4):
+    """A recorder of ``lut4`` LUT4s whose netlist has one LUT4 of the router's (its flip-flop's
+    ``src``), so a failure's line names ``hdl/router.py 1`` as the largest part."""
+    src = {"src": f"{synth.SOURCE_ROOT}/hdl/router.py:5|/share/lattice/cells_map_trellis.v:68.1-68.2"}
+    cells = {"dut.x": {"type": "LUT4", "connections": {"A": [2], "Z": [3]}},
+             "dut.own0_TRELLIS_FF_Q": {"type": "TRELLIS_FF", "attributes": src, "connections": {"DI": [3], "Q": [4]}}}
+    return _recorder(calls, lut4=lut4, cells=cells)
+
+
 def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(monkeypatch, capsys):
     """``permnet synth ... --pnr-timeout S``: nextpnr is given S seconds; past them the command
     exits non-zero with one line: the limit, the design's LUT4 sites against the device's
@@ -154,11 +163,7 @@ def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(mo
     from netsim_helpers import run_main
 
     calls = []
-    # one LUT4 of the router's (its flip-flop's src) in the netlist: the line names the largest parts
-    src = {"src": f"{synth.SOURCE_ROOT}/hdl/router.py:5|/share/lattice/cells_map_trellis.v:68.1-68.2"}
-    cells = {"dut.x": {"type": "LUT4", "connections": {"A": [2], "Z": [3]}},
-             "dut.own0_TRELLIS_FF_Q": {"type": "TRELLIS_FF", "attributes": src, "connections": {"DI": [3], "Q": [4]}}}
-    record = _recorder(calls, lut4=81_000, cells=cells)
+    record = _one_router_lut(calls, lut4=81_000)
 
     def run(tool, args, cwd, timeout=None):
         if "nextpnr" in tool:
@@ -194,10 +199,7 @@ def test_a_placement_that_fails_names_the_designs_share_of_the_device(monkeypatc
     from netsim_helpers import run_main
 
     calls = []
-    src = {"src": f"{synth.SOURCE_ROOT}/hdl/router.py:5|/share/lattice/cells_map_trellis.v:68.1-68.2"}
-    cells = {"dut.x": {"type": "LUT4", "connections": {"A": [2], "Z": [3]}},
-             "dut.own0_TRELLIS_FF_Q": {"type": "TRELLIS_FF", "attributes": src, "connections": {"DI": [3], "Q": [4]}}}
-    record = _recorder(calls, lut4=82_000, cells=cells)
+    record = _one_router_lut(calls, lut4=82_000)
 
     def run(tool, args, cwd, timeout=None):
         if "nextpnr" in tool:
