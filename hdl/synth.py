@@ -237,8 +237,9 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     crossbar planes at 97.5 % of the ECP5-85 did not in 51 minutes); a placer that finds no legal
     placement (:data:`NO_PLACEMENT`) raises :class:`PermnetError`, one line with the same share.
     ``keep`` (a directory,
-    made if missing): copy the tools' files there once the run has a report (:data:`KEPT`;
-    a design that does not fit has no nextpnr files)."""
+    made if missing): copy the tools' files there (:data:`KEPT`), those the run has made: a design
+    that does not fit has no nextpnr files, one whose place and route failed its log and no
+    report, one stopped at the time limit neither."""
     require(target in TARGETS, f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
     t = TARGETS[target]
     if dff is None:
@@ -287,9 +288,11 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
                                   "--timing-allow-fail", "--seed", str(seed), "--report", "report.json",
                                   *(["--router", router] if router else [])], tmp, timeout=pnr_timeout_s)
         except ToolTimeout as err:
+            _keep(tmp, keep, None)
             raise ToolTimeout(f"{err} ({_share(sites, t, breakdown)}): allow it longer (--pnr-timeout) or "
                               "synthesize a smaller design") from None
         except ToolFailed as err:
+            _keep(tmp, keep, err.output)
             if NO_PLACEMENT not in err.output:
                 raise
             raise PermnetError(f"{t['pnr']} found no legal placement for every cell: the design is at the "

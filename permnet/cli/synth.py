@@ -56,7 +56,7 @@ def _synth_command(module):
                   help="nextpnr's placement seed (Fmax moves by a few per cent from one seed to another)")
     @click.option("--keep", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
                   help="write the tools' files to DIR: top.il (the design), top.json (yosys's netlist), "
-                       "nextpnr.log (its timing reports), report.json")
+                       "nextpnr.log (its timing reports, or why it failed), report.json")
     @click.option("--json", "as_json", is_flag=True)
     def command(target, freq, pnr_timeout, pnr_seed, keep, as_json, **params):
         from permnet.hdl.synth import synthesize

