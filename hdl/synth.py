@@ -201,12 +201,14 @@ KEPT = ("top.il", "top.json", "nextpnr.log", "report.json")
 
 
 def _keep(tmp: Path, keep, log: str | None) -> None:
+    """Copy the files of :data:`KEPT` that the run in ``tmp`` has made to ``keep`` (None:
+    nothing), and write nextpnr's ``log`` there if there is one."""
     if keep is None:
         return
-    if log is not None:
-        (tmp / "nextpnr.log").write_text(log)
     keep = Path(keep)
     keep.mkdir(parents=True, exist_ok=True)
+    if log is not None:
+        (keep / "nextpnr.log").write_text(log)
     for name in KEPT:
         if (tmp / name).exists():
             shutil.copyfile(tmp / name, keep / name)
@@ -236,10 +238,9 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
     device's LUT4 sites (a design that fits by count may still not route: LDI(16,4) on
     crossbar planes at 97.5 % of the ECP5-85 did not in 51 minutes); a placer that finds no legal
     placement (:data:`NO_PLACEMENT`) raises :class:`PermnetError`, one line with the same share.
-    ``keep`` (a directory,
-    made if missing): copy the tools' files there (:data:`KEPT`), those the run has made: a design
-    that does not fit has no nextpnr files, one whose place and route failed its log and no
-    report, one stopped at the time limit neither."""
+    ``keep`` (a directory, made if missing): copy the tools' files there (:data:`KEPT`), those
+    the run has made: a design that does not fit has no nextpnr files, one whose place and
+    route failed its log and no report, one stopped at the time limit neither."""
     require(target in TARGETS, f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
     t = TARGETS[target]
     if dff is None:
