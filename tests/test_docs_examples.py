@@ -172,6 +172,11 @@ class _Background:
                 self.proc.wait()
 
 
+def _background(cmd: str) -> bool:
+    """A command line that runs in the background: it ends in ``&`` (not ``&&``)."""
+    return cmd.endswith("&") and not cmd.endswith("&&")
+
+
 def run_block(block: Block, tmp: Path) -> list[tuple[Step, list[str]]]:
     """Run every command of the block; returns each step with its actual output lines."""
     cwd, env, status, results, background = _workdir(tmp), _env(), 0, [], []
@@ -185,7 +190,7 @@ def run_block(block: Block, tmp: Path) -> list[tuple[Step, list[str]]]:
                     env[name] = value
                 results.append((step, []))
                 continue
-            if cmd.endswith("&") and not cmd.endswith("&&"):
+            if _background(cmd):
                 job = _Background(cmd[:-1].rstrip(), cwd, env)
                 background.append(job)
                 wanted = len([e for e in step.expected if e.strip()])
@@ -230,8 +235,7 @@ def test_every_background_command_shows_its_first_line():
     emulator not yet listening: "Connection refused" under CI load). A server's example shows
     its ``listening on`` line, so the session, and a reader, waits for it."""
     silent = [f"{b.id}: $ {s.command}" for b in BLOCKS for s in b.steps
-              if s.command.strip().endswith("&") and not s.command.strip().endswith("&&")
-              and not any(e.strip() for e in s.expected)]
+              if _background(s.command.strip()) and not any(e.strip() for e in s.expected)]
     assert not silent, silent
 
 
