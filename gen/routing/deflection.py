@@ -1,0 +1,254 @@
+"""Bufferless deflection routing on switching planes (issue 41): the router's function.
+
+This module is the specification of the deflection router. The RTL
+(:class:`permnet.hdl.deflect.DeflectionRouter`) and the network simulator's
+model (``--switching deflection``, :mod:`permnet.sim.netsim`) both compute
+:func:`route_step`, cycle for cycle; tests hold each of them against it.
+
+The network
+-----------
+M nodes and S planes as everywhere in permnet: output y of node n reaches
+input y of node ``planes[y][n]``. Every node has S network inputs and S
+network outputs, so every flit that arrives can leave in the same cycle: no
+buffers, no credits, no virtual channels, no deadlock (Hoplite, Kapre and
+Gray, FPL 2015; CHIPPER, Fallin, Craik and Mutlu, HPCA 2011). A flit that
+cannot take a productive output is *deflected* to another one and routed
+again from where it lands.
+
+A packet is one flit: ``dst``, ``src``, ``age`` and the payload. A hop takes
+K cycles (``hop_cycles``: the router's register stages plus the link's): a
+flit that leaves node n in cycle t is at the input of the next node in
+cycle t + K, and its age has grown by K.
+
+Productive outputs
+------------------
+``dist`` is the BFS distance on the directed multigraph of the planes. The
+productive mask of node n for destination d has bit y set iff
+``dist(planes[y][n], d) = dist(n, d) - 1`` (:func:`productive_masks`); it is
+0 for d = n. Every plane is a permutation, so every node has exactly one
+input per plane and the masks depend on (n, d) only: a deflected flit is
+routed again from where it is, by the same table (no hop index).
+
+One router cycle (:func:`route_step`), node n
+---------------------------------------------
+1. **Ejection.** Input slot y belongs to ejection port ``y mod E``. Port e
+   takes, if its ejection queue (``EJECT_DEPTH`` flits, drained by the
+   user's ``ready``) had room at the start of the cycle, the highest-priority
+   flit with ``dst = n`` among its slots. Nothing here depends on this
+   cycle's ``ready``: a queue that is full at the start of the cycle takes
+   nothing, and its flits are deflected.
+2. **Injection.** The injection port is ready iff a slot is free (empty, or
+   its flit ejected in step 1). The new flit (``age`` 0, ``src`` n) goes into
+   the lowest free slot.
+3. **Allocation** (``allocator="permutation"``, S a power of two, k =
+   log2 S stages of S/2 2x2 blocks, as CHIPPER's permutation network). Stage
+   s (s = 0 .. k-1) decides bit ``b = k-1-s`` of the output: it pairs the
+   lanes p and p + 2^b (bit b of p clear), and the flit that leaves it on
+   lane q can still reach the outputs with q's bits above b and bit b. A
+   flit *can use* side c (0 or 1) if its productive mask has a bit among
+   those outputs. In a block, the upper lane (bit b clear) wins iff it holds
+   a flit and the lower one holds none or a flit of priority at most its
+   own; else the lower lane wins. If the winner can use only one side it
+   takes it; otherwise, if the loser can use only one side, the winner
+   takes the other; otherwise nothing moves. The loser takes the side left.
+   After stage k-1, lane y is output y.
+   ``allocator="ideal"`` (the simulator's yardstick, any S): flits in
+   priority order each take the lowest free productive output, else the
+   lowest free output.
+4. **Outputs.** Output y carries lane y's flit with ``age`` grown by K
+   (saturating at ``2**age_bits - 1``).
+
+Priority is ``(age, src)``, larger first. A flit's age is the cycles since it
+was injected (every flit moves every cycle), so two flits in the network
+never share it: a node injects at most one flit a cycle.
+
+Livelock freedom (the bound, :func:`hop_bound`)
+-----------------------------------------------
+With every ejection queue drained each cycle, every flit reaches its
+destination within ``N D`` hops, where D is the diameter and
+``N = M S K`` the most flits the network can hold (one per output register
+and link stage). Proof: flits injected after a flit F are younger, so the
+flits of higher priority than F are among the at most N - 1 in the network
+when F is injected, and their number only falls. The highest-priority flit
+in the network wins every 2x2 block it meets, so it takes a productive side
+at every stage (a block's winner with a usable side takes it), hence a
+productive output at every node; at its destination it is the highest in
+its ejection port's slots and the queue has room, so it is ejected. It is at
+most D hops from its destination, so it leaves within D hops; then the next
+one is highest. So F leaves within (N - 1) D + D hops. ``age_bits`` holds
+``N D K`` cycles, so ages do not saturate within the bound. When the user
+holds ``ready`` low, flits to that node are deflected until it takes them:
+no bound holds then (nothing is lost or misdelivered).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from permnet.gen.errors import require
+
+__all__ = ["ALLOCATORS", "EJECT_DEPTH", "Flit", "distances", "productive_masks", "hop_bound", "age_bits",
+           "route_step", "permute", "ideal"]
+
+ALLOCATORS = ("permutation", "ideal")
+EJECT_DEPTH = 2          # flits per ejection queue: one a cycle at full rate, nothing read from `ready`
+
+
+@dataclass(frozen=True)
+class Flit:
+    """One single-flit packet: ``dst``, ``src``, ``age`` (cycles since injection), ``payload``."""
+
+    dst: int
+    src: int
+    age: int
+    payload: int = 0
+
+    def key(self) -> tuple[int, int]:
+        """Priority: older first, then the larger source number."""
+        return (self.age, self.src)
+
+
+def distances(planes) -> np.ndarray:
+    """``dist[n][d]``: hops from n to d on the planes' multigraph (BFS from every node); -1 if unreachable."""
+    planes = np.asarray(planes, dtype=np.int64)
+    S, M = planes.shape
+    dist = np.full((M, M), -1, dtype=np.int64)
+    for s in range(M):
+        dist[s, s] = 0
+        q = deque([s])
+        while q:
+            u = q.popleft()
+            for y in range(S):
+                v = planes[y, u]
+                if dist[s, v] < 0:
+                    dist[s, v] = dist[s, u] + 1
+                    q.append(v)
+    return dist
+
+
+def productive_masks(planes, dist: np.ndarray | None = None) -> np.ndarray:
+    """``mask[n][d]``: bit y set iff output y of n takes a flit for d one hop closer (0 for d = n).
+
+    Raises :class:`PermnetError` if some node cannot reach another (a flit could never arrive)."""
+    planes = np.asarray(planes, dtype=np.int64)
+    S, M = planes.shape
+    dist = distances(planes) if dist is None else dist
+    require(bool((dist >= 0).all()), "deflection routing needs every node to reach every other through the planes")
+    mask = np.zeros((M, M), dtype=np.int64)
+    for y in range(S):
+        nxt = dist[planes[y]]                       # nxt[n][d] = dist(planes[y][n], d)
+        mask |= np.where(nxt == dist - 1, 1 << y, 0)
+    np.fill_diagonal(mask, 0)
+    return mask
+
+
+def hop_bound(M: int, S: int, diameter: int, hop_cycles: int = 1) -> int:
+    """Hops within which every flit is delivered while every ejection queue is drained (module doc)."""
+    return M * S * hop_cycles * diameter
+
+
+def age_bits(M: int, S: int, diameter: int, hop_cycles: int = 1) -> int:
+    """Bits of a flit's age: enough for the cycles of :func:`hop_bound` hops."""
+    return max(1, (hop_bound(M, S, diameter, hop_cycles) * hop_cycles).bit_length())
+
+
+def _beats(a: Flit | None, b: Flit | None) -> bool:
+    """The upper lane's flit ``a`` wins against the lower lane's ``b``."""
+    return a is not None and (b is None or a.key() >= b.key())
+
+
+def _sides(mask: int, q: int, b: int) -> tuple[bool, bool]:
+    """Whether a flit with productive ``mask`` on lane q can use side 0 / side 1 at the stage of bit b."""
+    base = (q >> (b + 1)) << (b + 1)              # the lowest output the pair can still reach
+    lo_bits = ((1 << (1 << b)) - 1) << base       # side 0: outputs base .. base + 2^b - 1
+    hi_bits = lo_bits << (1 << b)                 # side 1: the next 2^b outputs
+    return bool(mask & lo_bits), bool(mask & hi_bits)
+
+
+def _only(use0: bool, use1: bool) -> int | None:
+    """The one side a flit can use, or None (both or neither)."""
+    if use0 != use1:
+        return 0 if use0 else 1
+    return None
+
+
+def permute(lanes: list, masks: list[int], S: int) -> list:
+    """CHIPPER-style permutation network (module doc, step 3): ``lanes[p]`` a flit or None, ``masks[p]``
+    its productive mask; returns the flit on each output."""
+    k = S.bit_length() - 1
+    require(S == 1 << k, f"the permutation allocator needs S a power of two, got S = {S}")
+    lanes, masks = list(lanes), list(masks)
+    for s in range(k):
+        b = k - 1 - s
+        for p in range(S):
+            if p >> b & 1:
+                continue
+            q = p | 1 << b
+            up, lo = (lanes[p], masks[p]), (lanes[q], masks[q])
+            if _beats(lanes[p], lanes[q]):
+                win, lose, win_side = up, lo, 0
+            else:
+                win, lose, win_side = lo, up, 1
+            w_only = _only(*_sides(win[1], p, b)) if win[0] is not None else None
+            l_only = _only(*_sides(lose[1], p, b)) if lose[0] is not None else None
+            if w_only is not None:
+                win_side = w_only
+            elif l_only is not None:
+                win_side = 1 - l_only
+            upper, lower = (win, lose) if win_side == 0 else (lose, win)
+            lanes[p], masks[p] = upper
+            lanes[q], masks[q] = lower
+    return lanes
+
+
+def ideal(lanes: list, masks: list[int], S: int) -> list:
+    """The ideal allocator (module doc, step 3): by priority, the lowest free productive output, else the
+    lowest free output."""
+    out: list = [None] * S
+    order = sorted((p for p in range(S) if lanes[p] is not None), key=lambda p: lanes[p].key(), reverse=True)
+    for p in order:
+        free = [y for y in range(S) if out[y] is None]
+        good = [y for y in free if masks[p] >> y & 1]
+        out[(good or free)[0]] = lanes[p]
+    return out
+
+
+def route_step(n: int, slots: list, mask_row, inject: Flit | None, room: list[bool], E: int,
+               hop_cycles: int = 1, age_max: int | None = None, allocator: str = "permutation"):
+    """One cycle of node n (module doc).
+
+    ``slots[y]``: the flit at input y or None; ``mask_row[d]``: n's productive mask for d;
+    ``inject``: the flit the user offers (its ``age`` ignored) or None; ``room[e]``: ejection queue e
+    had room at the start of the cycle. Returns ``(outputs, ejected, injected)``: the flit on each
+    output (age grown by ``hop_cycles``, saturating at ``age_max``), the flit each ejection port
+    takes (or None), and whether the offered flit was taken."""
+    S = len(slots)
+    require(1 <= E <= S, f"ejection ports must be 1..S, got {E}")
+    lanes = list(slots)
+    ejected: list = [None] * E
+    for e in range(E):
+        if not room[e]:
+            continue
+        cand = [y for y in range(e, S, E) if lanes[y] is not None and lanes[y].dst == n]
+        if cand:
+            y = max(cand, key=lambda y: lanes[y].key())
+            ejected[e] = lanes[y]
+            lanes[y] = None
+    injected = False
+    if inject is not None:
+        free = [y for y in range(S) if lanes[y] is None]
+        if free:
+            lanes[free[0]] = Flit(inject.dst, n, 0, inject.payload)
+            injected = True
+    masks = [int(mask_row[f.dst]) if f is not None else 0 for f in lanes]
+    out = (permute if allocator == "permutation" else ideal)(lanes, masks, S)
+    grow = []
+    for f in out:
+        if f is not None:
+            age = f.age + hop_cycles
+            f = Flit(f.dst, f.src, age if age_max is None else min(age, age_max), f.payload)
+        grow.append(f)
+    return grow, ejected, injected
