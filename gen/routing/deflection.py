@@ -36,7 +36,13 @@ One router cycle (:func:`route_step`), node n
    user's ``ready``) had room at the start of the cycle, the highest-priority
    flit with ``dst = n`` among its slots. Nothing here depends on this
    cycle's ``ready``: a queue that is full at the start of the cycle takes
-   nothing, and its flits are deflected.
+   nothing, and its flits are deflected. The queue is a registered FIFO: a
+   flit ejected in cycle t is in it (the port's ``valid``) from cycle t + 1
+   on and leaves it in the first cycle from then in which the user's
+   ``ready`` is high (the handshake); a flit the user takes in cycle t still
+   counts against the room at the start of t. With ``ready`` always high a
+   queue holds at most one flit at the start of a cycle, so it always has
+   room.
 2. **Injection.** The injection port is ready iff a slot is free (empty, or
    its flit ejected in step 1). The new flit (``age`` 0, ``src`` n) goes into
    the lowest free slot.
