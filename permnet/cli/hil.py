@@ -99,15 +99,18 @@ def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_f
 
 @hil.command()
 @hil_options
-@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default=None,
-              help="default: from the -o suffix, else md")
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "rdl", "ipxact", "cheader"]), default=None,
+              help="rdl: SystemRDL; ipxact, cheader: made from it by PeakRDL (default: from the -o suffix "
+                   ".csv .rdl .xml .h, else md)")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False), help="write here instead of stdout")
 def regmap(fmt, output, **options):
-    """The register map of a HIL top level as Markdown or LiteX csr.csv."""
-    from permnet.hdl.hil.top import register_map_text
+    """The register map of a HIL top level as Markdown, LiteX csr.csv, SystemRDL, IP-XACT or a C header."""
+    from pathlib import PurePath
 
-    fmt = fmt or ("csv" if output and output.endswith(".csv") else "md")
-    text = register_map_text(hil_params(**options), fmt)
+    from permnet.hil.rdl import SUFFIXES, export
+
+    fmt = fmt or (SUFFIXES.get(PurePath(output).suffix, "md") if output else "md")
+    text = export(hil_params(**options), fmt)
     if output:
         from permnet.fileio import atomic_write
 

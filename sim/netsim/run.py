@@ -26,8 +26,11 @@ from permnet.gen.routing.allocation import ALLOCATORS, OFFER_AHEAD
 from permnet.sim.netsim import kernel
 from permnet.sim.netsim.traffic import Traffic
 
-__all__ = ["ALLOCATORS", "Config", "Result", "Sweep", "simulate", "sweep", "loads", "zero_load_latency",
+__all__ = ["ALLOCATORS", "SWITCHING", "Config", "Result", "Sweep", "simulate", "sweep", "loads", "zero_load_latency",
            "NetsimDeadlock"]
+
+
+SWITCHING = ("vct", "wormhole", "deflection")
 
 
 class NetsimDeadlock(PermnetError):
@@ -41,7 +44,7 @@ class Config:
     vcs: int | None = None          # None: the longest route (hop-indexed VCs are then deadlock-free)
     buffer: int = 8                 # flits per VC
     packet_size: int = 4            # flits per packet (synthetic traffic)
-    switching: str = "vct"          # "vct" (virtual cut-through) or "wormhole"
+    switching: str = "vct"          # "vct" (virtual cut-through), "wormhole" or "deflection" (bufferless, issue 41)
     lanes: int | None = None        # injection lanes per node (None: S)
     ejection: str = "vc"            # "vc": one flit per input VC per cycle; "port": one flit per node per cycle
     link_stages: int = 0            # registers on each link's forward path: a hop takes 1 + link_stages cycles
@@ -56,11 +59,22 @@ class Config:
     timeout: int = 1000             # no-progress cycles that mean deadlock
     seed: int = 0
     log: int = 0                    # keep the first `log` delivered packets (tests)
+    ejection_width: int = 2         # deflection: ejection ports per node (1..S)
+    deflection_allocator: str = "permutation"   # deflection: "permutation" (S = 2^k) or "ideal"
 
     def check(self, max_hops: int) -> "Config":
         vcs = max(max_hops, 1) if self.vcs is None else self.vcs
-        require(isinstance(vcs, int) and 1 <= vcs <= MAX_VCS, f"vcs must be in 1..{MAX_VCS}, got {vcs}")
-        require(self.switching in ("vct", "wormhole"), f"switching must be vct or wormhole, got {self.switching!r}")
+        require(self.switching == "deflection" or (isinstance(vcs, int) and 1 <= vcs <= MAX_VCS),
+                f"vcs must be in 1..{MAX_VCS}, got {vcs}")
+        require(self.switching in SWITCHING, f"switching must be {', '.join(SWITCHING)}, got {self.switching!r}")
+        if self.switching == "deflection":
+            bad = [f for f, v in (("vcs", self.vcs), ("buffer", self.buffer != 8), ("lanes", self.lanes),
+                                  ("ejection", self.ejection != "vc"), ("credit_stages", self.credit_stages),
+                                  ("allocator", self.allocator != "combined")) if v]
+            require(not bad, f"{', '.join(bad)} mean(s) nothing for deflection switching (bufferless: no VCs, "
+                             f"buffers, lanes, credits or VC allocator)")
+            require(self.packet_size == 1, f"deflection switching carries single-flit packets, got packet size "
+                                           f"{self.packet_size}")
         require(1 <= self.buffer <= 1024, f"buffer must be 1..1024 flits per VC, got {self.buffer}")
         require(1 <= self.packet_size <= 1024, f"packet size must be 1..1024 flits, got {self.packet_size}")
         require(self.switching == "wormhole" or self.packet_size <= self.buffer,
@@ -78,8 +92,11 @@ class Config:
         require(0 <= self.warmup <= 10**7 and 1 <= self.cycles <= 10**7,
                 f"warmup must be 0..1e7 and cycles 1..1e7, got {self.warmup}, {self.cycles}")
         require(self.timeout >= 1, f"timeout must be >= 1 cycle, got {self.timeout}")
+        require(self.switching == "deflection" or (self.ejection_width == 2
+                                                    and self.deflection_allocator == "permutation"),
+                "ejection width and deflection allocator are for deflection switching only")
         from dataclasses import replace
-        return replace(self, vcs=vcs)
+        return replace(self, vcs=vcs) if self.switching != "deflection" else self    # a deflection router has no VCs
 
 
 @dataclass
@@ -107,6 +124,10 @@ class Result:
     in_flight: int = 0
     created_total: int = 0
     delivered_total: int = 0
+    deflection_rate: float | None = None     # deflection runs only: deflected hops / hops (measured packets)
+    hops_ratio: float | None = None          # ... hops / shortest distances (measured packets)
+    hops_max: int | None = None              # ... the most hops of a delivered flit
+    hops_max_in_flight: int | None = None    # ... the most hops of a flit still in the network at the end
 
     def as_dict(self, links: bool = False) -> dict:
         d = {"topology": self.topology, "traffic": self.traffic, "load": self.load, "offered": self.offered,
@@ -116,6 +137,8 @@ class Result:
              "deadlock": self.deadlock, "stable": self.stable,
              "link_utilisation_avg": float(self.link_utilisation.mean()) if self.link_utilisation.size else 0.0,
              "link_utilisation_max": float(self.link_utilisation.max()) if self.link_utilisation.size else 0.0}
+        if self.hops_max is not None:
+            d |= {"deflection_rate": self.deflection_rate, "hops_ratio": self.hops_ratio, "hops_max": self.hops_max}
         if links:
             d["link_utilisation"] = [round(float(x), 6) for x in self.link_utilisation]
         return d
@@ -130,6 +153,8 @@ class Result:
             f"Accepted packet rate average = {self.accepted:.6g}",
             f"Accepted flit rate average = {self.accepted_flits:.6g}",
             f"Hops average = {self.hops_avg:.6g}",
+            *([f"Deflection rate = {self.deflection_rate:.6g}", f"Hops vs shortest = {self.hops_ratio:.6g}",
+               f"Hops max = {self.hops_max}"] if self.hops_max is not None else []),
             f"Total run time = {self.cycles} cycles",
         ])
 
@@ -191,8 +216,8 @@ def _percentile(hist: np.ndarray, q: float) -> float:
     return float(idx)
 
 
-def _interruptible(*args):
-    """:func:`kernel.simulate` in a worker thread (the kernel releases the GIL), so that
+def _interruptible(*args, fn=None):
+    """:func:`kernel.simulate` (or ``fn``, a kernel with the same ``stop`` argument) in a worker thread (the kernel releases the GIL), so that
     Ctrl-C and SIGTERM reach the main thread while it waits: either sets the kernel's stop
     flag, which it reads once a cycle, and the signal's exception is raised again once the
     kernel has returned.  An uninterrupted run is the same call, so its results are the same."""
@@ -203,7 +228,7 @@ def _interruptible(*args):
 
     def work():
         try:
-            box["out"] = kernel.simulate(*args, stop)
+            box["out"] = (fn or kernel.simulate)(*args, stop)
         except BaseException as exc:      # handed to the waiting thread
             box["err"] = exc
 
@@ -225,6 +250,10 @@ def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name
     """Simulate one load (packets per node per cycle; ignored for a trace)."""
     table = net.table if hasattr(net, "table") else net
     cfg = config.check(table.max_hops)
+    if cfg.switching == "deflection":
+        from permnet.sim.netsim import deflect
+
+        return deflect.simulate(net, traffic, load, cfg, name)
     S, M = table.planes.shape
     require(traffic.kind == kernel.TRACE or (np.isfinite(load) and 0 < load <= 1),
             f"load {load:g} is outside (0, 1] packets per node per cycle")
@@ -310,5 +339,10 @@ def sweep(net, traffic: Traffic, load_list, config: Config = Config(), stop_afte
             lo, hi = (mid, hi) if r.stable else (lo, mid)
         saturation = lo
         points.sort(key=lambda p: p.load)
-    return Sweep(points[0].topology if points else "", traffic.name, points, saturation,
-                 zero_load_latency(table, config.packet_size, config.link_stages, config.allocator))
+    if config.switching == "deflection":
+        from permnet.sim.netsim import deflect
+
+        zl = deflect.zero_load_latency(table.planes, config.link_stages)
+    else:
+        zl = zero_load_latency(table, config.packet_size, config.link_stages, config.allocator)
+    return Sweep(points[0].topology if points else "", traffic.name, points, saturation, zl)

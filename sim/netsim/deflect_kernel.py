@@ -1,0 +1,367 @@
+"""The compiled cycle loop of the deflection-router network (one numba function).
+
+The router is :func:`permnet.gen.routing.deflection.route_step` (the spec);
+the network around it is stated in :mod:`permnet.sim.netsim` ("Deflection
+router model"). As :mod:`permnet.sim.netsim.kernel`, this is a single
+function with no calls to other compiled helpers, so ``simulate.py_func`` is
+a plain-Python reference of the same loop with the same random stream.
+
+Indices
+-------
+A packet is an index ``p`` into the packet arrays. ``pipe[t % K, v, y]`` is
+the packet that reaches input y of node v in cycle t (K = hop cycles): a flit
+leaving output y of node n in cycle t is written to
+``pipe[t % K, planes[y, n], y]``, read again K cycles later. Priority key of
+a flit: ``age * M + src`` (the spec's ``(age, src)``, larger first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from permnet.gen.routing.deflection import EJECT_DEPTH
+
+# stats vector fields
+STAT_FIELDS = ("cycles", "created_window", "measured", "measured_done", "latency_sum", "hops_sum", "accepted_packets",
+               "dropped", "created", "delivered", "in_flight", "dist_sum", "deflected_sum", "hops_max",
+               "hops_max_in_flight")
+# delivery log columns
+LOG_FIELDS = ("serial", "src", "dst", "created", "injected", "handshake", "node", "port", "hops", "deflections")
+
+UNIFORM, PERMUTATION, HOTSPOT, TRACE, MATRIX = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, nogil=True)
+def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, hot, hot_frac, cdf, tc, ts, td,
+             warmup, window, max_cycles, seed, logcap, ej_ready, stop=None):
+    S, M = planes.shape
+    DEPTH = EJECT_DEPTH
+    np.random.seed(seed)
+    # packets: source queues, links (M S K), ejection queues (M E DEPTH)
+    pcap = M * (qcap + S * K + E * DEPTH) + 1
+    psrc = np.zeros(pcap, np.int64)
+    pdst = np.zeros(pcap, np.int64)
+    pt0 = np.zeros(pcap, np.int64)
+    ptin = np.zeros(pcap, np.int64)
+    page = np.zeros(pcap, np.int64)
+    phops = np.zeros(pcap, np.int64)
+    pdefl = np.zeros(pcap, np.int64)
+    pnode = np.zeros(pcap, np.int64)
+    pport = np.zeros(pcap, np.int64)
+    pmeas = np.zeros(pcap, np.uint8)
+    pserial = np.zeros(pcap, np.int64)
+    free = np.arange(pcap - 1, -1, -1).astype(np.int64)
+    ftop = pcap
+    sq = np.zeros((M, qcap), np.int64)
+    sqh = np.zeros(M, np.int64)
+    sqn = np.zeros(M, np.int64)
+    # links, ejection queues, one router's lanes
+    pipe = np.full((K, M, S), -1, np.int64)
+    cur = np.full((M, S), -1, np.int64)
+    eq = np.zeros((M, E, DEPTH), np.int64)
+    eqh = np.zeros((M, E), np.int64)
+    eqn = np.zeros((M, E), np.int64)
+    room = np.zeros(E, np.uint8)
+    lane = np.full(S, -1, np.int64)
+    lmask = np.zeros(S, np.int64)
+    out = np.full(S, -1, np.int64)
+    placed = np.zeros(S, np.uint8)
+    nst = 0
+    while (1 << (nst + 1)) <= S:
+        nst += 1
+    nready = ej_ready.shape[0]
+    # results
+    hlen = min(max_cycles + 2, 1 << 22)
+    hist = np.zeros(hlen, np.int64)
+    linkflits = np.zeros(M * S, np.int64)
+    log = np.zeros((max(logcap, 1), 10), np.int64)
+    nlog = 0
+    created = 0
+    created_window = 0
+    measured = 0
+    measured_done = 0
+    lat_sum = 0
+    hops_sum = 0
+    dist_sum = 0
+    defl_sum = 0
+    hops_max = 0
+    acc_p = 0
+    dropped = 0
+    delivered = 0
+    tp = 0
+    ntrace = tc.size
+    t = 0
+    while t < max_cycles:
+        if stop is not None and stop[0] != 0:
+            break                                 # the caller was interrupted: these results are discarded
+        inwin = warmup <= t < warmup + window
+        # packet generation (as the VC kernel: same kinds, same random stream)
+        if kind == TRACE:
+            while tp < ntrace and tc[tp] <= t:
+                n = ts[tp]
+                if sqn[n] == qcap or ftop == 0:
+                    dropped += 1
+                else:
+                    ftop -= 1
+                    p = free[ftop]
+                    psrc[p] = n
+                    pdst[p] = td[tp]
+                    pt0[p] = t
+                    phops[p] = 0
+                    pdefl[p] = 0
+                    pmeas[p] = 1
+                    pserial[p] = created
+                    measured += 1
+                    sq[n, (sqh[n] + sqn[n]) % qcap] = p
+                    sqn[n] += 1
+                created += 1
+                tp += 1
+        else:
+            for n in range(M):
+                if np.random.random() >= rate:
+                    continue
+                if kind == UNIFORM:
+                    d = int(np.random.random() * (M - 1))
+                    if d >= n:
+                        d += 1
+                elif kind == PERMUTATION:
+                    d = dest[n]
+                elif kind == MATRIX:
+                    r = np.random.random()
+                    if r >= cdf[n, M - 1]:
+                        continue
+                    lo = 0
+                    hi = M - 1
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        if cdf[n, mid] > r:
+                            hi = mid
+                        else:
+                            lo = mid + 1
+                    d = lo
+                else:
+                    r = np.random.random()
+                    d = int(np.random.random() * (M - 1))
+                    if d >= n:
+                        d += 1
+                    if r < hot_frac and n != hot:
+                        d = hot
+                if d == n:
+                    continue
+                if inwin:
+                    created_window += 1
+                if sqn[n] == qcap or ftop == 0:
+                    dropped += 1
+                    continue
+                ftop -= 1
+                p = free[ftop]
+                psrc[p] = n
+                pdst[p] = d
+                pt0[p] = t
+                phops[p] = 0
+                pdefl[p] = 0
+                pmeas[p] = 1 if inwin else 0
+                pserial[p] = created
+                created += 1
+                if inwin:
+                    measured += 1
+                sq[n, (sqh[n] + sqn[n]) % qcap] = p
+                sqn[n] += 1
+        # the flits that reach the routers' inputs this cycle; this cycle's outputs reuse the slot
+        slot = t % K
+        for n in range(M):
+            for y in range(S):
+                cur[n, y] = pipe[slot, n, y]
+                pipe[slot, n, y] = -1
+        for n in range(M):
+            # ejection queues: room at the start of the cycle, then the user's handshake
+            for e in range(E):
+                room[e] = 1 if eqn[n, e] < DEPTH else 0
+                if eqn[n, e] == 0:
+                    continue
+                if t < nready and ej_ready[t, n, e] == 0:
+                    continue
+                p = eq[n, e, eqh[n, e]]
+                eqh[n, e] = (eqh[n, e] + 1) % DEPTH
+                eqn[n, e] -= 1
+                delivered += 1
+                if inwin:
+                    acc_p += 1
+                if phops[p] > hops_max:
+                    hops_max = phops[p]
+                if pmeas[p]:
+                    lat = t + 1 - pt0[p]
+                    measured_done += 1
+                    lat_sum += lat
+                    hops_sum += phops[p]
+                    dist_sum += dist[psrc[p], pdst[p]]
+                    defl_sum += pdefl[p]
+                    hist[min(lat, hlen - 1)] += 1
+                if nlog < logcap:
+                    log[nlog, 0] = pserial[p]
+                    log[nlog, 1] = psrc[p]
+                    log[nlog, 2] = pdst[p]
+                    log[nlog, 3] = pt0[p]
+                    log[nlog, 4] = ptin[p]
+                    log[nlog, 5] = t
+                    log[nlog, 6] = pnode[p]
+                    log[nlog, 7] = pport[p]
+                    log[nlog, 8] = phops[p]
+                    log[nlog, 9] = pdefl[p]
+                    nlog += 1
+                free[ftop] = p
+                ftop += 1
+            occupied = 0
+            for y in range(S):
+                lane[y] = cur[n, y]
+                if lane[y] >= 0:
+                    occupied += 1
+            if occupied == 0 and sqn[n] == 0:
+                continue
+            # 1. ejection: port e, if its queue had room, takes the highest-priority flit for n among
+            # slots e, e + E, ... (the first of equal keys, as max() does)
+            for e in range(E):
+                if room[e] == 0:
+                    continue
+                best = -1
+                bk = -1
+                for y in range(e, S, E):
+                    p = lane[y]
+                    if p >= 0 and pdst[p] == n:
+                        k = page[p] * M + psrc[p]
+                        if k > bk:
+                            best = y
+                            bk = k
+                if best >= 0:
+                    p = lane[best]
+                    lane[best] = -1
+                    pnode[p] = n
+                    pport[p] = e
+                    eq[n, e, (eqh[n, e] + eqn[n, e]) % DEPTH] = p
+                    eqn[n, e] += 1
+            # 2. injection: the head of the source queue into the lowest free slot
+            if sqn[n] > 0:
+                for y in range(S):
+                    if lane[y] < 0:
+                        p = sq[n, sqh[n]]
+                        sqh[n] = (sqh[n] + 1) % qcap
+                        sqn[n] -= 1
+                        lane[y] = p
+                        page[p] = 0
+                        ptin[p] = t
+                        break
+            for y in range(S):
+                lmask[y] = masks[n, pdst[lane[y]]] if lane[y] >= 0 else 0
+            # 3. allocation
+            if ideal:
+                # by priority (equal keys: the lower lane first, as a stable sort), the lowest free
+                # productive output, else the lowest free output
+                for y in range(S):
+                    out[y] = -1
+                    placed[y] = 0
+                for i in range(S):
+                    best = -1
+                    bk = -1
+                    for q in range(S):
+                        if lane[q] >= 0 and placed[q] == 0:
+                            k = page[lane[q]] * M + psrc[lane[q]]
+                            if k > bk:
+                                best = q
+                                bk = k
+                    if best < 0:
+                        break
+                    placed[best] = 1
+                    g = -1
+                    f = -1
+                    for y in range(S):
+                        if out[y] < 0:
+                            if f < 0:
+                                f = y
+                            if (lmask[best] >> y) & 1:
+                                g = y
+                                break
+                    out[g if g >= 0 else f] = lane[best]
+            else:
+                # k stages of 2x2 blocks; stage s decides output bit b = k-1-s between lanes q0 and
+                # q1 = q0 + 2^b: the outputs still reachable share q0's bits above b
+                for s in range(nst):
+                    b = nst - 1 - s
+                    for q0 in range(S):
+                        if (q0 >> b) & 1:
+                            continue
+                        q1 = q0 | (1 << b)
+                        a = lane[q0]
+                        c = lane[q1]
+                        if a >= 0 and (c < 0 or page[a] * M + psrc[a] >= page[c] * M + psrc[c]):
+                            w = q0
+                            l = q1
+                            wside = 0
+                        else:
+                            w = q1
+                            l = q0
+                            wside = 1
+                        base = (q0 >> (b + 1)) << (b + 1)
+                        lo_bits = ((1 << (1 << b)) - 1) << base
+                        hi_bits = lo_bits << (1 << b)
+                        wonly = -1
+                        if lane[w] >= 0:
+                            u0 = (lmask[w] & lo_bits) != 0
+                            u1 = (lmask[w] & hi_bits) != 0
+                            if u0 != u1:
+                                wonly = 0 if u0 else 1
+                        lonly = -1
+                        if lane[l] >= 0:
+                            u0 = (lmask[l] & lo_bits) != 0
+                            u1 = (lmask[l] & hi_bits) != 0
+                            if u0 != u1:
+                                lonly = 0 if u0 else 1
+                        if wonly >= 0:
+                            wside = wonly
+                        elif lonly >= 0:
+                            wside = 1 - lonly
+                        wp = lane[w]
+                        wm = lmask[w]
+                        lp = lane[l]
+                        lm = lmask[l]
+                        if wside == 0:
+                            lane[q0] = wp
+                            lmask[q0] = wm
+                            lane[q1] = lp
+                            lmask[q1] = lm
+                        else:
+                            lane[q0] = lp
+                            lmask[q0] = lm
+                            lane[q1] = wp
+                            lmask[q1] = wm
+                for y in range(S):
+                    out[y] = lane[y]
+            # 4. outputs: age grown by K (saturating), onto the link to planes[y, n], input y
+            for y in range(S):
+                p = out[y]
+                if p < 0:
+                    continue
+                if ((masks[n, pdst[p]] >> y) & 1) == 0:
+                    pdefl[p] += 1
+                phops[p] += 1
+                page[p] = min(page[p] + K, age_max)
+                pipe[slot, planes[y, n], y] = p
+                if inwin:
+                    linkflits[n * S + y] += 1
+        t += 1
+        in_flight = pcap - ftop
+        if kind == TRACE:
+            if tp >= ntrace and in_flight == 0:
+                break
+        elif t >= warmup + window and measured_done == measured:
+            break
+    live_max = 0
+    for k in range(K):
+        for n in range(M):
+            for y in range(S):
+                p = pipe[k, n, y]
+                if p >= 0 and phops[p] > live_max:
+                    live_max = phops[p]
+    stats = np.array([t, created_window, measured, measured_done, lat_sum, hops_sum, acc_p, dropped, created,
+                      delivered, pcap - ftop, dist_sum, defl_sum, hops_max, live_max], np.int64)
+    return stats, hist, linkflits, log[:nlog]
