@@ -31,7 +31,11 @@ import numpy as np
 
 from permnet.gen.errors import PermnetError
 
-__all__ = ["DeviceError", "Credentials", "Driver", "DRIVERS", "register", "open_driver"]
+__all__ = ["DeviceError", "Credentials", "Driver", "DRIVERS", "register", "open_driver", "MAX_TIMEOUT_S"]
+
+#: the longest wait for one exchange with a device (``--timeout``; an hour is far beyond any
+#: switch's answer, and a larger one overflowed the socket and clock arithmetic)
+MAX_TIMEOUT_S = 3600.0
 
 
 class DeviceError(PermnetError):

@@ -31,6 +31,7 @@ and ``recover-new`` (a recovery under way).
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import socket
@@ -43,25 +44,113 @@ import numpy as np
 
 from permnet.gen.errors import PermnetError, require
 
-__all__ = ["STATE_ENV", "state_dir", "durable_write", "Holder", "JournalDevice", "Journal", "open_journals",
-           "PROGRESS", "PHASES"]
+__all__ = ["STATE_ENV", "state_dir", "check_folder", "Damaged", "durable_write", "Holder", "JournalDevice",
+           "Journal", "open_journals", "PROGRESS", "PHASES"]
 
 STATE_ENV = "PERMNET_STATE_DIR"
 FORMAT = "permnet-ocs-journal"
 VERSION = 1
 PROGRESS = ("pending", "writing", "written", "verified", "rolling-back", "rolled-back", "failed")
 PHASES = ("apply", "rollback", "recover-old", "recover-new")
+#: the largest process id a holder may name (os.kill overflows beyond a C int)
+MAX_PID = 2**31 - 1
 
 
 def state_dir(explicit=None) -> Path:
     """``explicit`` (``--state-dir``), else ``$PERMNET_STATE_DIR``, else
-    ``$XDG_STATE_HOME/permnet``, else ``~/.local/state/permnet``."""
+    ``$XDG_STATE_HOME/permnet``, else ``~/.local/state/permnet``; one that
+    exists as something other than a folder is refused, naming where it came from."""
     if explicit:
-        return Path(explicit)
-    if os.environ.get(STATE_ENV):
-        return Path(os.environ[STATE_ENV])
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "permnet"
+        path, source = Path(explicit), "--state-dir"
+    elif os.environ.get(STATE_ENV):
+        path, source = Path(os.environ[STATE_ENV]), STATE_ENV
+    else:
+        base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+        path, source = Path(base) / "permnet", "XDG_STATE_HOME" if os.environ.get("XDG_STATE_HOME") else "home"
+    require(not path.exists() or path.is_dir(), f"state directory {path} (from {source}) is not a folder")
+    return path
+
+
+def check_folder(path: Path) -> bool:
+    """True when ``path`` is a folder, False when it does not exist; a file
+    (or anything else) in its place is damaged state, refused."""
+    if not os.path.lexists(path):
+        return False
+    require(path.is_dir(), f"damaged state: {path} is not a folder; move it aside once no transaction runs")
+    return True
+
+
+class Damaged(ValueError):
+    """A field of a state file with the wrong type, range or shape (``field``: where, as
+    ``devices[0].owned``)."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(f"{field}: {problem}" if field else problem)
+
+
+def state_file_problem(exc: BaseException) -> str:
+    """What is wrong with a state file, in a few words, from the exception reading it raised."""
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON ({exc})"
+    if isinstance(exc, RecursionError):
+        return "not JSON (nested too deeply)"
+    return str(exc)
+
+
+def _json_kind(x) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(x), type(x).__name__)
+
+
+def _object(doc, field: str = "") -> dict:
+    if not isinstance(doc, dict):
+        raise Damaged(field, f"not a JSON object ({_json_kind(doc)})")
+    return doc
+
+
+def _take(doc: dict, key: str, field: str, kinds: tuple, *, default=KeyError):
+    """``doc[key]`` when of one of ``kinds`` (bool is never a number here)."""
+    name = f"{field}.{key}" if field else key
+    if key not in doc:
+        if default is KeyError:
+            raise Damaged(name, "missing")
+        return default
+    v = doc[key]
+    if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
+        raise Damaged(name, f"{_json_kind(v)}, expected {' or '.join(k.__name__ for k in kinds)}")
+    return v
+
+
+def _text(doc: dict, key: str, field: str, *, default=KeyError, empty: bool = True) -> str:
+    """A one-line printable string (it is echoed into one-line messages)."""
+    v = _take(doc, key, field, (str,), default=default)
+    if (not empty and not v) or not v.isprintable() or len(v) > 4096:
+        raise Damaged(f"{field}.{key}" if field else key, "expected a non-empty printable line" if not empty
+                      else "expected a printable line")
+    return v
+
+
+def _row(v, field: str, n: int | None) -> np.ndarray:
+    """A device state: ``n`` ports (any number >= 1 when None), each -1 or an egress 0..n-1 held once."""
+    if not isinstance(v, list) or not all(type(x) is int for x in v):
+        raise Damaged(field, "expected a list of egress port numbers (-1: unconnected)")
+    if n is None:
+        if not v:
+            raise Damaged(field, "no ports")
+    elif len(v) != n:
+        raise Damaged(field, f"{len(v)} ports, expected {n} (as old)")
+    bad = [x for x in v if not -1 <= x < len(v)]
+    if bad:
+        raise Damaged(field, f"egress {bad[0]} outside -1..{len(v) - 1}")
+    held = [x for x in v if x >= 0]
+    if len(set(held)) != len(held):
+        dup = next(x for k, x in enumerate(held) if x in held[:k])
+        raise Damaged(field, f"egress {dup} held by two ingresses")
+    return np.asarray(v, np.int64)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -140,9 +229,15 @@ class Holder:
                    command, transaction, _proc_start(os.getpid()))
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Holder":
-        return cls(int(d["pid"]), str(d["host"]), str(d["started"]), str(d.get("command", "")),
-                   str(d.get("transaction", "")), d.get("proc_start"))
+    def from_dict(cls, d: dict, field: str = "") -> "Holder":
+        """From a journal's ``holder`` or a lock file; raises :class:`Damaged` naming the field."""
+        d = _object(d, field)
+        pid = _take(d, "pid", field, (int,))
+        if not 1 <= pid <= MAX_PID:
+            raise Damaged(f"{field}.pid" if field else "pid", f"{pid} is not a process id (1..{MAX_PID})")
+        proc_start = _take(d, "proc_start", field, (str, type(None)), default=None)
+        return cls(pid, _text(d, "host", field, empty=False), _text(d, "started", field),
+                   _text(d, "command", field, default=""), _text(d, "transaction", field, default=""), proc_start)
 
     def as_dict(self) -> dict:
         return {"pid": self.pid, "host": self.host, "started": self.started, "command": self.command,
@@ -185,15 +280,32 @@ class JournalDevice:
                 "owned": None if self.owned is None else np.nonzero(np.asarray(self.owned, bool))[0].tolist()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "JournalDevice":
-        old, new = np.asarray(d["old"], np.int64), np.asarray(d["new"], np.int64)
+    def from_dict(cls, d: dict, field: str = "device") -> "JournalDevice":
+        """Every field checked for type, range and shape; raises :class:`Damaged` naming it."""
+        from permnet.ocs import protocols  # noqa: F401  (registers every driver)
+        from permnet.ocs.driver import DRIVERS, MAX_TIMEOUT_S
+
+        d = _object(d, field)
+        name = _text(d, "name", field, empty=False)
+        protocol = _take(d, "protocol", field, (str,))
+        if protocol not in DRIVERS:
+            raise Damaged(f"{field}.protocol", f"unknown protocol {protocol[:40]!r}")
+        address = _text(d, "address", field, empty=False)
+        timeout = _take(d, "timeout", field, (int, float), default=5.0)
+        if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT_S):
+            raise Damaged(f"{field}.timeout", f"{timeout} is not a time-out in seconds (0 < t <= {MAX_TIMEOUT_S:g})")
+        old = _row(_take(d, "old", field, (list,)), f"{field}.old", None)
+        new = _row(_take(d, "new", field, (list,)), f"{field}.new", len(old))
         owned = None
-        if d.get("owned") is not None:
+        ports = _take(d, "owned", field, (list, type(None)), default=None)
+        if ports is not None:
+            if not all(type(p) is int and 0 <= p < len(old) for p in ports):
+                raise Damaged(f"{field}.owned", f"expected port numbers 0..{len(old) - 1}")
+            if len(set(ports)) != len(ports):
+                raise Damaged(f"{field}.owned", "a port listed twice")
             owned = np.zeros(len(old), bool)
-            owned[np.asarray(d["owned"], np.int64)] = True
-        require(len(old) == len(new), f"device {d['name']}: old and new states differ in length")
-        return cls(str(d["name"]), str(d["protocol"]), str(d["address"]), old, new, owned,
-                   float(d.get("timeout", 5.0)))
+            owned[np.asarray(ports, np.int64)] = True
+        return cls(name, protocol, address, old, new, owned, float(timeout))
 
 
 @dataclass
@@ -289,16 +401,46 @@ class Journal:
 
     @classmethod
     def load(cls, root: Path, folder: Path) -> "Journal":
+        """The journal in ``folder``, every field of both files checked for type,
+        range and shape: a damaged one is refused in one line naming the file and
+        the field (recovering from nonsense could only make the devices worse)."""
+        folder = Path(folder)
+        path = folder / "intent.json"
         try:
-            intent = json.loads((folder / "intent.json").read_text())
-            prog = json.loads((folder / "progress.json").read_text())
-            require(intent.get("format") == FORMAT and intent.get("version") == VERSION, "unknown format")
-            devices = [JournalDevice.from_dict(d) for d in intent["devices"]]
-            return cls(Path(root), str(intent["id"]), Holder.from_dict(intent["holder"]), devices,
-                       dict(prog.get("devices", {})), str(prog.get("phase", "apply")))
-        except (OSError, ValueError, KeyError, TypeError, PermnetError) as exc:
-            raise PermnetError(f"journal {folder}: unreadable ({exc}); move it aside and check the devices "
-                               "by hand") from None
+            intent = _object(json.loads(path.read_text(encoding="utf-8")))
+            if intent.get("format") != FORMAT:
+                raise Damaged("format", f"expected {FORMAT!r}")
+            if type(intent.get("version")) is not int or intent["version"] != VERSION:
+                raise Damaged("version", f"expected {VERSION}")
+            jid = _text(intent, "id", "", empty=False)
+            if jid != folder.name:
+                raise Damaged("id", f"{jid[:80]!r} is not the folder's name {folder.name!r}")
+            holder = Holder.from_dict(_take(intent, "holder", "", (dict,)), "holder")
+            docs = _take(intent, "devices", "", (list,))
+            if not docs:
+                raise Damaged("devices", "empty: a transaction has at least one device")
+            devices, names = [], set()
+            for k, doc in enumerate(docs):
+                dev = JournalDevice.from_dict(doc, f"devices[{k}]")
+                if dev.name in names:
+                    raise Damaged(f"devices[{k}].name", f"{dev.name!r} twice")
+                names.add(dev.name)
+                devices.append(dev)
+            path = folder / "progress.json"
+            prog = _object(json.loads(path.read_text(encoding="utf-8")))
+            phase = _take(prog, "phase", "", (str,))
+            if phase not in PHASES:
+                raise Damaged("phase", f"{phase[:40]!r}, expected one of {', '.join(PHASES)}")
+            progress = _take(prog, "devices", "", (dict,))
+            for name, state in progress.items():
+                if name not in names:
+                    raise Damaged(f"devices.{name[:80]}", "no such device in intent.json")
+                if state not in PROGRESS:
+                    raise Damaged(f"devices.{name}", f"{str(state)[:40]!r}, expected one of {', '.join(PROGRESS)}")
+            return cls(Path(root), jid, holder, devices, dict(progress), phase)
+        except (OSError, ValueError, RecursionError) as exc:
+            raise PermnetError(f"damaged journal {path}: {state_file_problem(exc)}; move {folder} aside and "
+                               "check the devices by hand") from None
 
     def summary(self) -> str:
         counts: dict[str, int] = {}
@@ -314,8 +456,9 @@ def open_journals(root) -> list[Journal]:
     """The unfinished transactions in state directory ``root``, oldest first
     (half-built ``.<id>.tmp`` folders are crashes before the first write:
     they are removed)."""
-    jdir = Path(root) / "journal"
-    if not jdir.is_dir():
+    root = Path(root)
+    jdir = root / "journal"
+    if not check_folder(root) or not check_folder(jdir):
         return []
     out = []
     for f in sorted(jdir.iterdir()):
@@ -325,6 +468,6 @@ def open_journals(root) -> list[Journal]:
             if f.name.endswith(".tmp") and time.time() - f.stat().st_mtime > 60:
                 shutil.rmtree(f, ignore_errors=True)
             continue
-        if f.is_dir():
-            out.append(Journal.load(Path(root), f))
+        check_folder(f)                     # a file where a transaction's folder should be
+        out.append(Journal.load(root, f))
     return out

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 
 from permnet.gen.errors import PermnetError
-from permnet.ocs.journal import Holder
+from permnet.ocs.journal import Damaged, Holder, check_folder, state_file_problem
 
 __all__ = ["LockBusy", "lock_path", "read_lock", "acquire", "release", "locks", "device_lock"]
 
@@ -43,13 +43,26 @@ def lock_path(root, address: str) -> Path:
     return Path(root) / "locks" / f"{safe}.lock"
 
 
-def read_lock(path: Path) -> Holder | None:
+def _read(path: Path) -> tuple[Holder, str] | None:
+    """The holder and device address of a lock file (None: no such lock); a damaged one
+    is refused naming the file and the field."""
     try:
-        return Holder.from_dict(json.loads(path.read_text()))
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        holder = Holder.from_dict(doc)
+        device = doc.get("device", path.stem)
+        if not isinstance(device, str) or not device.isprintable():
+            raise Damaged("device", "expected a device address HOST:PORT")
+        return holder, device
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError):
-        raise PermnetError(f"lock {path}: unreadable; remove it once no transaction runs on that device") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise PermnetError(f"damaged lock {path}: {state_file_problem(exc)}; remove it once no transaction runs "
+                           "on that device") from None
+
+
+def read_lock(path: Path) -> Holder | None:
+    got = _read(path)
+    return None if got is None else got[0]
 
 
 def busy_message(address: str, holder: Holder, path: Path) -> str:
@@ -111,17 +124,13 @@ def release(paths) -> None:
 def locks(root) -> list[tuple[str, Holder, Path]]:
     """Every lock in the state directory: (device address, holder, file)."""
     ldir = Path(root) / "locks"
-    if not ldir.is_dir():
+    if not check_folder(Path(root)) or not check_folder(ldir):
         return []
     out = []
     for p in sorted(ldir.glob("*.lock")):
-        h = read_lock(p)
-        if h is not None:
-            try:
-                address = json.loads(p.read_text()).get("device", p.stem)
-            except (OSError, ValueError):
-                address = p.stem
-            out.append((address, h, p))
+        got = _read(p)
+        if got is not None:
+            out.append((got[1], got[0], p))
     return out
 
 
