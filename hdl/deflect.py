@@ -1,0 +1,302 @@
+"""The bufferless deflection router (issue 41): :func:`permnet.gen.routing.deflection.route_step` in RTL.
+
+:class:`DeflectionRouter` is node n of M nodes joined by S switching planes;
+its function, cycle for cycle, is the spec's :func:`route_step` (Hoplite,
+Kapre and Gray, FPL 2015; CHIPPER's permutation network, Fallin, Craik and
+Mutlu, HPCA 2011), and ``tests/hdl/test_deflect_router.py`` holds it there.
+The network simulator's model (``permnet netsim --switching deflection``)
+computes the same function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from permnet.gen.errors import require
+from permnet.gen.routing import deflection as spec
+
+__all__ = ["DeflectionRouter", "STAGES", "deflect_layout", "deflect_link_signature"]
+
+STAGES = (1, 2)          # register stages per hop inside the router (``stages``)
+
+
+def _bits(n: int) -> int:
+    return max(1, int(n).bit_length())
+
+
+def deflect_layout(node_bits: int, age_bits: int, width: int) -> data.StructLayout:
+    """A flit on a link: ``dst``, ``src`` (node numbers), ``age`` (cycles since injection,
+    saturating), ``payload``."""
+    return data.StructLayout({"dst": node_bits, "src": node_bits, "age": age_bits, "payload": width})
+
+
+def deflect_link_signature(layout) -> wiring.Signature:
+    """One link through a plane, seen from the sending output: ``valid`` and ``flit``. No
+    ``ready``, no credit: the receiving router takes every flit that arrives."""
+    return wiring.Signature({"valid": Out(1), "flit": Out(layout)})
+
+
+class DeflectionRouter(wiring.Component):
+    """Node ``node`` of the M nodes that the S ``planes`` join (``planes[y][n]``: the node that
+    output y of n reaches), as :func:`permnet.gen.routing.deflection.route_step` specifies.
+
+    Ports
+    -----
+    ``i[y]`` (in) / ``o[y]`` (out), y < S: :func:`deflect_link_signature` of
+    :func:`deflect_layout` (``dst, src, age, payload``); the planes join ``o[y]`` of node n
+    to ``i[y]`` of ``planes[y][n]``. ``o[y]`` are registers, reset to not valid.
+    ``inj`` (in, ``lib.stream`` of ``dst, payload``): a flit is taken (``valid & ready``)
+    with ``src`` n and ``age`` 0; ``ready`` is high iff an input slot is free this cycle
+    (empty, or its flit ejected): a function of the inputs ``i[y]`` and of the ejection
+    queues' state at the start of the cycle, never of a ``ready`` input.
+    ``ej[e]`` (out, ``lib.stream`` of ``src, payload``), e < E: ejection port e, fed by a
+    registered FIFO of ``EJECT_DEPTH`` = 2 flits; ``valid`` is high while the FIFO holds a
+    flit and shows its oldest one, held with its data until taken (AXI-Stream rules).
+
+    The function (one cycle, spec steps 1 to 4)
+    -------------------------------------------
+    1. Ejection: input slot y belongs to port ``y mod E``; port e takes, if its FIFO held
+       fewer than 2 flits at the start of the cycle, the flit with ``dst = n`` of the
+       highest priority ``(age, src)`` among its slots (ties: the lowest slot). Each pair
+       of candidates has one comparator, so the choice is flat logic.
+    2. Injection: the offered flit goes into the lowest free slot.
+    3. Allocation: the spec's permutation network, k = log2 S stages of S/2 2x2 blocks;
+       the block of stage s pairs lanes p and p + 2^b (b = k-1-s), the upper lane wins
+       iff it holds a flit and the lower holds none or one of priority at most its own,
+       and the winner takes the side its productive mask alone allows, else the side the
+       loser's mask alone does not need, else stays. The masks are a constant table over
+       ``dst`` (:func:`permnet.gen.routing.deflection.productive_masks`, node n's row; a
+       ROM that yosys maps to LUTs).
+    4. Outputs: lane y's flit into output register y, its age grown by K (``hop_cycles``)
+       and saturating at ``2**age_bits - 1``.
+
+    Timing (each stage's latency)
+    -----------------------------
+    * ``stages`` P = 1: ejection, injection and allocation in the cycle t in which the
+      flits are on ``i[y]``; ``o[y]`` shows the result from t + 1. A hop is K = 1 cycle
+      when the planes are wires.
+    * P = 2: a register before stage ``k // 2`` of the permutation network (before the
+      network for S = 2): ejection and injection still act in cycle t (``inj.ready`` and
+      the ejection FIFOs are as with P = 1), ``o[y]`` shows the same values one cycle
+      later, from t + 2. The spec's model is the same function with the extra register
+      as a link stage: K = 2 (the flits' ages grow by 2 a hop).
+    * ``hop_cycles`` K (default P): what a flit's age grows by on each output, the spec's
+      ``hop_cycles``; with L register stages on the links outside the router it is P + L.
+    * Ejection: a flit ejected in cycle t is in its FIFO at the end of t and on ``ej[e]``
+      from t + 1 (the spec's registered FIFO); a flit taken in t still counts against
+      the room at the start of t.
+    * Injection: a flit taken in cycle t is routed in t and is on an output from t + P.
+
+    Livelock bound (the spec's, :func:`permnet.gen.routing.deflection.hop_bound`)
+    -----------------------------------------------------------------------------
+    With every ejection FIFO drained each cycle, every flit reaches its destination within
+    ``N D`` hops, N = M S K the most flits the network holds and D the diameter: the
+    oldest flit wins every 2x2 block it meets, so it takes a productive output at every
+    node and is ejected at its destination; each flit older than F leaves within D hops
+    of becoming the oldest. ``age_bits`` (default :func:`permnet.gen.routing.deflection.age_bits`)
+    holds ``N D K`` cycles, so ages do not saturate within the bound. A user holding
+    ``ready`` low deflects the flits to its node until it takes them: no bound then,
+    nothing lost or misdelivered.
+
+    Routing is fixed (the masks are constants); ``loadable=True`` (the masks in a table a
+    plane swap reloads) is refused.
+    """
+
+    def __init__(self, planes, node: int, *, ejection: int = 2, width: int = 32, stages: int = 1,
+                 hop_cycles: int | None = None, age_bits: int | None = None, loadable: bool = False):
+        arr = np.asarray(planes, dtype=np.int64)
+        require(arr.ndim == 2 and arr.shape[0] >= 1 and arr.shape[1] >= 1, "planes must be S lists of M nodes")
+        S, M = arr.shape
+        require(S & (S - 1) == 0, f"the deflection router's permutation network needs S a power of two, got S = {S}")
+        require(0 <= node < M, f"node must be 0..{M - 1}, got {node}")
+        require(1 <= ejection <= S, f"ejection ports must be 1..S = {S}, got {ejection}")
+        require(isinstance(width, int) and width >= 1, f"payload width must be >= 1 bit, got {width}")
+        require(stages in STAGES, f"stages must be 1 or 2, got {stages}")
+        K = stages if hop_cycles is None else hop_cycles
+        require(isinstance(K, int) and K >= stages, f"hop cycles must be >= stages ({stages}), got {K}")
+        require(not loadable, "loadable routing (plane swap) is not implemented for the deflection router: "
+                              "build it on fixed planes")
+        dist = spec.distances(arr)
+        masks = spec.productive_masks(arr, dist)      # refuses planes on which some node cannot reach another
+        self.diameter = int(dist.max())
+        ab = spec.age_bits(M, S, self.diameter, K) if age_bits is None else age_bits
+        require(isinstance(ab, int) and ab >= 1, f"age bits must be >= 1, got {ab}")
+        self.planes, self.node, self.S, self.M, self.E = arr.tolist(), int(node), S, M, ejection
+        self.W, self.P, self.K, self.age_bits = width, stages, K, ab
+        self.nb = _bits(M - 1)
+        self.mask_row = [int(x) for x in masks[node]]
+        self.layout = deflect_layout(self.nb, ab, width)
+        link = deflect_link_signature(self.layout)
+        super().__init__({
+            "i": In(link).array(S), "o": Out(link).array(S),
+            "inj": In(stream.Signature(data.StructLayout({"dst": self.nb, "payload": width}))),
+            "ej": Out(stream.Signature(data.StructLayout({"src": self.nb, "payload": width}))).array(ejection)})
+
+    # ------------------------------------------------------------------ helpers
+
+    def _lane(self, m, name, valid, flit, mask=None):
+        """A lane as signals: ``valid``, ``flit`` (the layout), ``mask`` (its productive mask)."""
+        lane = {"valid": Signal(name=f"{name}_v"), "flit": Signal(self.layout, name=f"{name}_f"),
+                "mask": Signal(self.S, name=f"{name}_m")}
+        m.d.comb += [lane["valid"].eq(valid), lane["flit"].eq(flit)]
+        if mask is not None:
+            m.d.comb += lane["mask"].eq(mask)
+        return lane
+
+    def _mask(self, m, dst, name):
+        """Node n's productive mask for ``dst``: a constant table (0 beyond M)."""
+        rom = Array(Const(self.mask_row[d] if d < self.M else 0, self.S) for d in range(1 << self.nb))
+        mask = Signal(self.S, name=name)
+        m.d.comb += mask.eq(rom[dst])
+        return mask
+
+    @staticmethod
+    def _key(flit):
+        """The priority ``(age, src)`` as one unsigned number, age most significant."""
+        return Cat(flit.src, flit.age)
+
+    def _eject(self, m, e, slots, room):
+        """Port e's choice (spec step 1): one-hot ``take`` over its slots (leftmost flit of the
+        highest priority among those bound here) and the chosen flit."""
+        ys = list(range(e, self.S, self.E))
+        cand = [Signal(name=f"ej{e}_cand{y}") for y in ys]
+        m.d.comb += [c.eq(room & slots[y]["valid"] & (slots[y]["flit"].dst == self.node)) for c, y in zip(cand, ys)]
+        # ge[i][j], i < j: slot ys[i]'s key >= slot ys[j]'s; slot j wins iff no earlier candidate is at
+        # least as high and no later one higher
+        ge = {(i, j): Signal(name=f"ej{e}_ge{ys[i]}_{ys[j]}") for i in range(len(ys)) for j in range(i + 1, len(ys))}
+        m.d.comb += [g.eq(self._key(slots[ys[i]]["flit"]) >= self._key(slots[ys[j]]["flit"]))
+                     for (i, j), g in ge.items()]
+        take = []
+        for j, y in enumerate(ys):
+            t = Signal(name=f"ej{e}_take{y}")
+            beaten = [cand[i] & ge[i, j] for i in range(j)] + [cand[i] & ~ge[j, i] for i in range(j + 1, len(ys))]
+            m.d.comb += t.eq(cand[j] & ~Cat(*beaten).any() if beaten else cand[j])
+            take.append(t)
+        flit = Signal(data.StructLayout({"src": self.nb, "payload": self.W}), name=f"ej{e}_flit")
+        word = 0
+        for t, y in zip(take, ys):
+            word = word | Mux(t, Cat(slots[y]["flit"].src, slots[y]["flit"].payload), 0)
+        m.d.comb += flit.eq(word)
+        return dict(zip(ys, take)), flit
+
+    def _queue(self, m, e, push, flit):
+        """Ejection FIFO e (``EJECT_DEPTH`` = 2, registered): two entries written in turn,
+        read in turn; returns ``room`` (fewer than 2 flits held at the start of the cycle)."""
+        port = self.ej[e]
+        ent = [Signal.like(flit, name=f"ej{e}_q{j}") for j in range(2)]
+        wp, rp = Signal(name=f"ej{e}_wp"), Signal(name=f"ej{e}_rp")
+        count = Signal(range(spec.EJECT_DEPTH + 1), name=f"ej{e}_count")
+        room = Signal(name=f"ej{e}_room")
+        m.d.comb += [room.eq(count < spec.EJECT_DEPTH), port.valid.eq(count != 0),
+                     port.payload.eq(Mux(rp, ent[1], ent[0]))]
+        pop = port.valid & port.ready
+        with m.If(push):
+            m.d.sync += [wp.eq(~wp)]
+            with m.If(wp):
+                m.d.sync += ent[1].eq(flit)
+            with m.Else():
+                m.d.sync += ent[0].eq(flit)
+        with m.If(pop):
+            m.d.sync += rp.eq(~rp)
+        m.d.sync += count.eq(count + push - pop)
+        return room
+
+    def _block(self, m, lanes, p, q, b, name):
+        """One 2x2 block of the stage of bit b (spec step 3) on lanes p (upper) and q = p + 2^b."""
+        P, Q = lanes[p], lanes[q]
+        up = Signal(name=f"{name}_up")              # the upper lane's flit wins
+        m.d.comb += up.eq(P["valid"] & (~Q["valid"] | (self._key(P["flit"]) >= self._key(Q["flit"]))))
+        base = (p >> (b + 1)) << (b + 1)
+        lo = ((1 << (1 << b)) - 1) << base          # side 0: outputs base .. base + 2^b - 1
+        hi = lo << (1 << b)
+
+        def only(lane):
+            # (the flit can use one side only, that side)
+            u0, u1 = (lane["mask"] & lo).any(), (lane["mask"] & hi).any()
+            return lane["valid"] & (u0 ^ u1), u1
+
+        p_only, p_side = only(P)
+        q_only, q_side = only(Q)
+        w_only, w_side = Mux(up, p_only, q_only), Mux(up, p_side, q_side)
+        l_only, l_side = Mux(up, q_only, p_only), Mux(up, q_side, p_side)
+        side = Signal(name=f"{name}_side")          # the side the winner takes
+        m.d.comb += side.eq(Mux(w_only, w_side, Mux(l_only, ~l_side, ~up)))
+        swap = Signal(name=f"{name}_swap")          # the upper output takes the lower lane's flit
+        m.d.comb += swap.eq(side == up)
+        out = {}
+        for lane, a, c in ((p, P, Q), (q, Q, P)):
+            out[lane] = self._lane(m, f"{name}_o{lane}", Mux(swap, c["valid"], a["valid"]),
+                                   Mux(swap, c["flit"].as_value(), a["flit"].as_value()),
+                                   Mux(swap, c["mask"], a["mask"]))
+        return out
+
+    def _register(self, m, lanes, name):
+        """The P = 2 pipeline register on every lane (valid reset to 0)."""
+        out = []
+        for y, lane in enumerate(lanes):
+            r = {"valid": Signal(name=f"{name}{y}_v"), "flit": Signal(self.layout, name=f"{name}{y}_f"),
+                 "mask": Signal(self.S, name=f"{name}{y}_m")}
+            m.d.sync += [r[k].eq(lane[k]) for k in r]
+            out.append(r)
+        return out
+
+    # ------------------------------------------------------------------ the router
+
+    def elaborate(self, platform):
+        m = Module()
+        S, E, n = self.S, self.E, self.node
+        slots = [{"valid": self.i[y].valid, "flit": self.i[y].flit} for y in range(S)]
+
+        # 1. ejection, from the FIFOs' room at the start of the cycle
+        take = {}
+        for e in range(E):
+            push = Signal(name=f"ej{e}_push")
+            flit = Signal(data.StructLayout({"src": self.nb, "payload": self.W}), name=f"ej{e}_new")
+            room = self._queue(m, e, push, flit)
+            t, chosen = self._eject(m, e, slots, room)
+            take |= t
+            m.d.comb += [push.eq(Cat(*t.values()).any()), flit.eq(chosen)]
+
+        # 2. injection into the lowest free slot
+        free = [Signal(name=f"free{y}") for y in range(S)]
+        m.d.comb += [free[y].eq(~slots[y]["valid"] | take[y]) for y in range(S)]
+        m.d.comb += self.inj.ready.eq(Cat(*free).any())
+        inj_flit = Signal(self.layout, name="inj_flit")
+        m.d.comb += [inj_flit.dst.eq(self.inj.payload.dst), inj_flit.src.eq(n), inj_flit.age.eq(0),
+                     inj_flit.payload.eq(self.inj.payload.payload)]
+        inj_mask = self._mask(m, self.inj.payload.dst, "inj_mask")
+        lanes = []
+        for y in range(S):
+            here = Signal(name=f"inj_at{y}")       # lowest free slot, and a flit offered
+            m.d.comb += here.eq(self.inj.valid & free[y] & ~Cat(*free[:y]).any() if y else self.inj.valid & free[0])
+            lanes.append(self._lane(m, f"lane{y}", Mux(here, 1, slots[y]["valid"] & ~take[y]),
+                                    Mux(here, inj_flit.as_value(), slots[y]["flit"].as_value()),
+                                    Mux(here, inj_mask, self._mask(m, slots[y]["flit"].dst, f"mask{y}"))))
+
+        # 3. the permutation network; P = 2 registers the lanes before stage k // 2
+        k = S.bit_length() - 1
+        for s in range(k):
+            if self.P == 2 and s == k // 2:
+                lanes = self._register(m, lanes, f"mid{s}_")
+            b = k - 1 - s
+            nxt = list(lanes)
+            for p in range(S):
+                if not p >> b & 1:
+                    out = self._block(m, lanes, p, p | 1 << b, b, f"st{s}_{p}")
+                    nxt[p], nxt[p | 1 << b] = out[p], out[p | 1 << b]
+            lanes = nxt
+        if self.P == 2 and k == 0:
+            lanes = self._register(m, lanes, "mid0_")
+
+        # 4. outputs: age + K, saturating
+        top = (1 << self.age_bits) - 1
+        for y in range(S):
+            f, o = lanes[y]["flit"], self.o[y]
+            grown = Signal(self.age_bits + _bits(self.K), name=f"age{y}")
+            m.d.comb += grown.eq(f.age + self.K)
+            m.d.sync += [o.valid.eq(lanes[y]["valid"]), o.flit.dst.eq(f.dst), o.flit.src.eq(f.src),
+                         o.flit.payload.eq(f.payload), o.flit.age.eq(Mux(grown > top, top, grown))]
+        return m
