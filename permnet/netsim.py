@@ -12,6 +12,10 @@ from permnet.gen.errors import require
 
 __all__ = ["NetsimRequest", "NetsimReport", "run", "build", "deadlock"]
 
+# the options of one router kind only
+VC_ONLY = ("--vcs", "--buffer", "--credit-stages", "--allocator", "--lanes", "--ejection")
+DEFLECTION_ONLY = ("--ejection-width", "--deflection-allocator")
+
 
 @dataclass
 class NetsimRequest:
@@ -33,6 +37,7 @@ class NetsimRequest:
     merge: str | None = None
     symmetric: bool = False
     traffic_matrix: str | None = None  # a demand file or pattern (permnet.trafficfiles.read_demand)
+    given: tuple = ()                  # the options given on the command line ("--vcs", ...): checked against --switching
 
     def ip(self) -> dict:
         return {"levels": self.levels, "nucleus": self.nucleus, "merge": self.merge, "symmetric": self.symmetric}
@@ -105,6 +110,13 @@ def run(req: NetsimRequest, config) -> NetsimReport:
     from permnet.sim import netsim
 
     require(req.topologies, "no topology given")
+    if config.switching == "deflection":
+        bad = [o for o in req.given if o in VC_ONLY]
+        require(not bad, f"{', '.join(bad)}: meaningless with --switching deflection (a bufferless router has no "
+                         f"VCs, buffers, credits, injection lanes, VC allocator or ejection modes)")
+    else:
+        bad = [o for o in req.given if o in DEFLECTION_ONLY]
+        require(not bad, f"{', '.join(bad)}: only with --switching deflection")
     require(req.trace is None or req.traffic_matrix is None, "--trace and --traffic-matrix exclude each other")
     require(0 <= req.refine <= 20, f"--refine must be 0..20 bisection steps, got {req.refine}")
     require(req.trace is None or (req.traffic is None and req.load is None),
@@ -116,14 +128,16 @@ def run(req: NetsimRequest, config) -> NetsimReport:
         cfg = config.check(net.table.max_hops)
         if req.trace is not None:
             traffic = netsim.parse_trace(read_text(req.trace), net.table.M,
-                                         None if cfg.switching == "wormhole" else cfg.buffer, where=req.trace)
+                                         None if cfg.switching in ("wormhole", "deflection") else cfg.buffer,
+                                         where=req.trace)
         elif req.traffic_matrix is not None:
             from permnet.trafficfiles import read_demand
 
             traffic = netsim.matrix(read_demand(req.traffic_matrix, net.table.M, cfg.seed), req.traffic_matrix)
         else:
             traffic = netsim.pattern(req.traffic or "uniform", net.table.M, cfg.seed)
-        _check_vcs(net, cfg, req.allow_deadlock)
+        if cfg.switching != "deflection":
+            _check_vcs(net, cfg, req.allow_deadlock)
         sw = netsim.sweep(net, traffic, load_list, cfg, refine=req.refine if len(load_list) > 1 else 0)
         dead = [p for p in sw.points if p.deadlock]
         if dead:

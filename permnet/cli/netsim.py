@@ -35,8 +35,15 @@ TOPOLOGIES = NET_TOPOLOGIES
               help="packets per node per cycle in (0,1]: one value or start:stop:step  [default: 0.1]")
 @click.option("--vcs", type=int, default=None, help="virtual channels per link (default: the longest route)")
 @click.option("--buffer", type=int, default=8, show_default=True, help="flits per VC buffer")
-@click.option("--packet-size", type=int, default=4, show_default=True, help="flits per packet")
-@click.option("--switching", type=click.Choice(["vct", "wormhole"]), default="vct", show_default=True)
+@click.option("--packet-size", type=int, default=4, show_default=True,
+              help="flits per packet (1 with --switching deflection unless given)")
+@click.option("--switching", type=click.Choice(["vct", "wormhole", "deflection"]), default="vct", show_default=True,
+              help="deflection: bufferless deflection routers (gen/routing/deflection.py), single-flit packets")
+@click.option("--ejection-width", type=int, default=2, show_default=True,
+              help="--switching deflection: ejection ports per node, 1..S")
+@click.option("--deflection-allocator", type=click.Choice(["permutation", "ideal"]), default="permutation",
+              show_default=True, help="--switching deflection: the 2x2-block permutation network (S = 2^k) or the "
+                                      "ideal allocator (oldest first, any S)")
 @click.option("--lanes", type=int, default=None, help="injection lanes per node (default: S)")
 @click.option("--ejection", type=click.Choice(["vc", "port"]), default="vc", show_default=True,
               help="one flit per input VC per cycle, or one ejection port per node (the RTL's stream endpoints)")
@@ -64,16 +71,24 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--json", "as_json", is_flag=True)
 def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, routing, traffic, trace, load, vcs, buffer,
           packet_size, switching, lanes, ejection, link_stages, credit_stages, allocator, cycles, warmup, timeout, seed, refine, allow_deadlock,
-          output, links, as_json, traffic_matrix):
+          output, links, as_json, traffic_matrix, ejection_width, deflection_allocator):
     """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
+    from click.core import ParameterSource
+
     from permnet.netsim import NetsimRequest, run
     from permnet.sim.netsim import Config
 
+    ctx = click.get_current_context()
+    given = tuple(f"--{name.replace('_', '-')}" for name in ctx.params
+                  if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT))
+    if switching == "deflection" and "--packet-size" not in given:
+        packet_size = 1
     req = NetsimRequest([t.strip() for t in topology.split(",") if t.strip()], M, S, traffic, load, routing, chords,
                         trace, allow_deadlock, output, links, config, refine, levels, nucleus, merge, symmetric,
-                        traffic_matrix)
+                        traffic_matrix, given)
     cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, lanes=lanes, ejection=ejection,
-                 link_stages=link_stages, credit_stages=credit_stages, allocator=allocator, warmup=warmup, cycles=cycles, timeout=timeout, seed=seed)
+                 link_stages=link_stages, credit_stages=credit_stages, allocator=allocator, warmup=warmup, cycles=cycles, timeout=timeout, seed=seed,
+                 ejection_width=ejection_width, deflection_allocator=deflection_allocator)
     rep = run(req, cfg)
     if as_json:
         echo_json(rep.as_dict())

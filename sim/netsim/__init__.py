@@ -74,12 +74,42 @@ Router model (stated, one cycle per hop)
   the run stops with ``deadlock`` set (it never hangs; every run is bounded by
   warm-up + window + drain cycles).
 
+Deflection router model (``switching="deflection"``, issue 41)
+-------------------------------------------------------------
+Every node is the bufferless router of
+:mod:`permnet.gen.routing.deflection`, which is the spec: each cycle each
+node computes exactly :func:`~permnet.gen.routing.deflection.route_step`
+(ejection into E ports of ``EJECT_DEPTH``-flit queues, injection into the
+lowest free slot, the ``permutation`` or ``ideal`` allocator, every flit
+leaves every cycle). Around it (:mod:`permnet.sim.netsim.deflect_kernel`):
+
+* Links: a flit on output y of node n in cycle t is at input y of
+  ``planes[y][n]`` in cycle t + K, K = 1 + ``link_stages``; its age has grown
+  by K, saturating at ``2**age_bits - 1``.
+* Packets are single flits. A packet created in cycle t joins its source
+  queue (``queue`` packets) in t; the injection port offers the queue's head,
+  taken when the router has a free slot.
+* The user drains each ejection queue: always ready (synthetic traffic), or
+  the ``ej_ready`` of :func:`deflection_trace`. A flit ejected in cycle t is
+  taken by the user in t + 1 at the earliest (the queue is registered); its
+  latency is counted to the end of that cycle, so alone in the network a
+  packet takes ``dist K + 2`` cycles (``dist``: BFS distance; no flit is
+  deflected alone).
+* Measurement as above. Besides latency and throughput: the deflection rate
+  (hops that left on a non-productive output / hops), hops taken over the
+  shortest distance, and the most hops of a delivered flit (``hops_max``;
+  below :func:`~permnet.gen.routing.deflection.hop_bound` while the users are
+  always ready). No deadlock is possible; nothing times out.
+* :func:`deflection_trace`: the per-packet delivery log of a trace, the
+  reference for cycle-exact tests of the RTL network.
+
 Random numbers come from one seeded MT19937 stream; a run is a function of
 its inputs and the seed.
 """
 
 from permnet.sim.netsim.run import ALLOCATORS, Config, NetsimDeadlock, Result, Sweep, loads, simulate, sweep, zero_load_latency
 from permnet.sim.netsim.traffic import PATTERNS, Traffic, matrix, parse_trace, pattern
+from permnet.sim.netsim.deflect import Delivery, deflection_trace
 
 __all__ = ["ALLOCATORS", "Config", "NetsimDeadlock", "Result", "Sweep", "loads", "simulate", "sweep", "zero_load_latency",
-           "PATTERNS", "Traffic", "matrix", "parse_trace", "pattern"]
+           "PATTERNS", "Traffic", "matrix", "parse_trace", "pattern", "Delivery", "deflection_trace"]

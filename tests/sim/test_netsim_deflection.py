@@ -1,0 +1,196 @@
+"""The simulator's deflection-router network (issue 41) against the spec,
+:func:`permnet.gen.routing.deflection.route_step`: the compiled loop equal to
+the same loop run by CPython; its delivery log equal, packet for packet and
+cycle for cycle, to a plain network of ``route_step`` calls (random traffic,
+random ejection back-pressure, both allocators, one- and two-cycle hops);
+every packet delivered once to its destination; the livelock bound under
+saturating adversarial traffic; the CLI's one-line refusals."""
+
+from collections import deque
+
+import numpy as np
+import pytest
+
+from netsim_helpers import run_main
+from permnet.gen.errors import PermnetError
+from permnet.gen.routing import tables
+from permnet.gen.routing.deflection import (EJECT_DEPTH, Flit, age_bits, distances, hop_bound, productive_masks,
+                                            route_step)
+from permnet.sim import netsim
+from permnet.sim.netsim import deflect, deflect_kernel
+
+
+def spec_network(planes, rows, *, E, K, allocator, ready, cycles):
+    """A network of ``route_step`` calls (the spec), written independently of the kernel:
+    {serial: (src, dst, injected, handshake, node, port, hops)}."""
+    planes = np.asarray(planes)
+    S, M = planes.shape
+    dist = distances(planes)
+    masks = productive_masks(planes, dist)
+    age_max = (1 << age_bits(M, S, int(dist.max()), K)) - 1
+    order = sorted(range(len(rows)), key=lambda i: rows[i][0])        # stable: by cycle, then row
+    srcq = [deque() for _ in range(M)]
+    ejq = [[deque() for _ in range(E)] for _ in range(M)]
+    links = {}                                                          # arrival cycle -> {(node, slot): flit}
+    injected, hops, where, done = {}, {}, {}, {}
+    nxt = 0
+    for t in range(cycles):
+        while nxt < len(order) and rows[order[nxt]][0] == t:
+            i = order[nxt]
+            srcq[rows[i][1]].append(i)
+            nxt += 1
+        arriving = links.pop(t, {})
+        for n in range(M):
+            room = [len(q) < EJECT_DEPTH for q in ejq[n]]
+            for e, q in enumerate(ejq[n]):
+                if q and ready[t, n, e]:
+                    i = q.popleft()
+                    done[i] = (rows[i][1], rows[i][2], injected[i], t, *where[i], hops[i])
+            offer = Flit(rows[srcq[n][0]][2], n, 0, srcq[n][0]) if srcq[n] else None
+            slots = [arriving.get((n, y)) for y in range(S)]
+            outs, ejected, taken = route_step(n, slots, masks[n], offer, room, E, K, age_max, allocator)
+            if taken:
+                injected[srcq[n].popleft()] = t
+            for e, f in enumerate(ejected):
+                if f is not None:
+                    assert f.dst == n
+                    ejq[n][e].append(f.payload)
+                    where[f.payload] = (n, e)
+            for y, f in enumerate(outs):
+                if f is not None:
+                    hops[f.payload] = hops.get(f.payload, 0) + 1
+                    links.setdefault(t + K, {})[(int(planes[y][n]), y)] = f
+    return done
+
+
+def random_trace(rng, M, n, span):
+    return [(int(rng.integers(0, span)), int(rng.integers(0, M)), int(rng.integers(0, M))) for _ in range(n)]
+
+
+def back_pressure(rng, cycles, M, E, p_ready, free_from):
+    """Random ready (high with probability p_ready), always high from cycle ``free_from`` on."""
+    ready = (rng.random((cycles, M, E)) < p_ready).astype(np.uint8)
+    ready[free_from:] = 1
+    return ready
+
+
+@pytest.mark.parametrize("M,S,allocator,K,E", [(16, 4, "permutation", 1, 2), (16, 4, "permutation", 2, 1),
+                                               (16, 4, "ideal", 1, 2), (16, 4, "ideal", 2, 4),
+                                               (27, 3, "ideal", 1, 2), (27, 3, "ideal", 2, 3)])
+def test_delivery_log_equals_a_network_of_route_step(M, S, allocator, K, E):
+    net = tables.network("ldi", M, S)
+    rng = np.random.default_rng(M * 10 + K + E)
+    cycles = 320
+    rows = random_trace(rng, M, int(0.5 * M * 150), 150)            # half a packet per node per cycle, 150 cycles
+    ready = back_pressure(rng, cycles, M, E, 0.6, 220)
+    ref = spec_network(net.planes, rows, E=E, K=K, allocator=allocator, ready=ready, cycles=cycles)
+    got = netsim.deflection_trace(net.planes, rows, cycles=cycles, E=E, link_stages=K - 1, allocator=allocator,
+                                  ej_ready=ready)
+    assert len(ref) > 0.9 * len(rows)
+    assert {d.serial: tuple(d)[1:] for d in got} == ref
+    # every packet delivered exactly once, at its destination, not before it could be
+    assert sorted(d.serial for d in got) == list(range(len(rows)))
+    dist = distances(net.planes)
+    for d in got:
+        c, s, t = rows[d.serial]
+        assert (d.src, d.dst, d.node) == (s, t, t) and d.injected >= c and 0 <= d.port < E
+        assert d.hops >= max(dist[s, t], 1) and d.handshake >= d.injected + d.hops * K + 1
+
+
+def test_a_packet_alone_takes_shortest_paths():
+    """200 cycles apart, no flit meets another: handshake = created + dist K + 1, hops = dist."""
+    net = tables.network("ldi", 64, 4)
+    dist = distances(net.planes)
+    rng = np.random.default_rng(5)
+    rows = [(200 * i, *map(int, rng.choice(64, 2, replace=False))) for i in range(40)]
+    for K in (1, 3):
+        got = netsim.deflection_trace(net.planes, rows, cycles=200 * 40, link_stages=K - 1)
+        assert len(got) == 40
+        for d in got:
+            c, s, t = rows[d.serial]
+            assert d.injected == c and d.hops == dist[s, t] and d.handshake == c + dist[s, t] * K + 1
+
+
+def test_compiled_loop_equals_cpython():
+    """Synthetic traffic (hot spot) with back-pressure: every output array of the numba loop
+    equals that of the same function run by CPython (``py_func``)."""
+    net = tables.network("ldi", 16, 4)
+    planes, dist, masks, diameter = deflect.tables(net.planes)
+    rng = np.random.default_rng(2)
+    ready = back_pressure(rng, 200, 16, 2, 0.7, 120)
+    for ideal in (False, True):
+        args = (planes, masks, dist, 2, ideal, 2, (1 << age_bits(16, 4, diameter, 2)) - 1, 16,
+                deflect_kernel.HOTSPOT, np.zeros(1, np.int64), 0.6, 3, 0.2, np.zeros((1, 1)),
+                *(np.zeros(0, np.int64),) * 3, 20, 60, 200, 3, 1000, ready, np.zeros(1, np.int64))
+        fast, slow = deflect_kernel.simulate(*args), deflect_kernel.simulate.py_func(*args)
+        for x, y in zip(fast, slow):
+            assert np.array_equal(x, y)
+        assert fast[0][deflect_kernel.STAT_FIELDS.index("delivered")] > 500
+
+
+@pytest.mark.parametrize("M,S", [(16, 4), (64, 4)])
+@pytest.mark.parametrize("traffic", ["hotspot:0:0.1", "randperm"])
+def test_livelock_bound_under_saturation(M, S, traffic):
+    """Load 1, every ejection queue drained: no flit, delivered or still in the network, took
+    more hops than hop_bound(M, S, D, K)."""
+    net = tables.network("ldi", M, S)
+    D = int(distances(net.planes).max())
+    for K, alloc in ((1, "permutation"), (2, "ideal")):
+        cfg = netsim.Config(switching="deflection", packet_size=1, ejection_width=1, link_stages=K - 1,
+                            deflection_allocator=alloc, warmup=50, cycles=200, drain=300)
+        r = netsim.simulate(net, netsim.pattern(traffic, M), 1.0, cfg)
+        assert r.delivered_total > 100 * M * 0.2 and r.deflection_rate > 0.05
+        assert 0 < r.hops_max <= hop_bound(M, S, D, K) and r.hops_max_in_flight <= hop_bound(M, S, D, K)
+
+
+def test_load_point_statistics():
+    """A light load: all delivered; hops >= shortest; deflection rate from the hops."""
+    net = tables.network("ldi", 64, 4)
+    cfg = netsim.Config(switching="deflection", packet_size=1, warmup=100, cycles=400, log=10**5)
+    r = netsim.simulate(net, netsim.pattern("uniform", 64), 0.1, cfg)
+    dist = distances(net.planes)
+    assert r.stable and r.delivered == r.measured > 2000
+    src, dst, hops = r.log[:, 1], r.log[:, 2], r.log[:, 5]
+    assert (hops >= dist[src, dst]).all() and r.hops_max == hops.max()
+    assert 1 <= r.hops_ratio < 1.2 and 0 <= r.deflection_rate < 0.1
+    assert r.latency_avg >= deflect.zero_load_latency(net.planes) - 0.05
+    d = r.as_dict()
+    assert {"deflection_rate", "hops_ratio", "hops_max"} <= set(d)
+    assert "hops_max" not in netsim.simulate(net, netsim.pattern("uniform", 64), 0.1,
+                                             netsim.Config(warmup=10, cycles=50)).as_dict()
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    (dict(packet_size=4), "single-flit"), (dict(packet_size=1, vcs=2), "vcs"),
+    (dict(packet_size=1, buffer=4), "buffer"), (dict(packet_size=1, ejection_width=5), "1..S"),
+    (dict(packet_size=1, deflection_allocator="best"), "allocator"),
+])
+def test_config_refusals(kwargs, needle):
+    net = tables.network("ldi", 16, 4)
+    with pytest.raises(PermnetError, match=needle):
+        netsim.simulate(net, netsim.pattern("uniform", 16), 0.1, netsim.Config(switching="deflection", **kwargs))
+
+
+BASE = ["netsim", "-M", "16", "-S", "4", "--cycles", "200", "--warmup", "50", "--switching", "deflection"]
+
+
+def test_cli_deflection_run(capsys):
+    r = run_main(BASE + ["--load", "0.2", "--ejection-width", "1", "--deflection-allocator", "ideal"], capsys)
+    assert r.exit_code == 0, r.stderr
+    for phrase in ("Deflection rate = ", "Hops vs shortest = ", "Hops max = "):
+        assert phrase in r.output
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (BASE + ["--vcs", "3"], "--vcs"), (BASE + ["--buffer", "8"], "--buffer"),
+    (BASE + ["--credit-stages", "1"], "--credit-stages"), (BASE + ["--allocator", "combined"], "--allocator"),
+    (BASE + ["--lanes", "2"], "--lanes"), (BASE + ["--ejection", "port"], "--ejection"),
+    (BASE + ["--packet-size", "4"], "single-flit"), (BASE + ["--ejection-width", "5"], "1..S"),
+    (["netsim", "-M", "27", "-S", "3", "--switching", "deflection"], "ideal allocator"),
+    (["netsim", "-M", "16", "-S", "4", "--ejection-width", "1"], "--switching deflection"),
+])
+def test_cli_refusals_are_one_line(argv, needle, capsys):
+    r = run_main(argv, capsys)
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("permnet: error:") and needle in lines[0], r.stderr
