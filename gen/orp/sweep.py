@@ -67,6 +67,7 @@ from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, parse
 from permnet.gen.orp.polarity import polarity_order_near, polarity_start
 from permnet.gen.orp.lift import TRIES_PER_EVALUATION, lift_candidates, lift_start
 from permnet.gen.orp.relay import relay_candidates, relay_start
+from permnet.gen.parallel import map_jobs
 
 __all__ = ["candidate_switch_counts", "sweep", "SweepResult", "run_jobs"]
 
@@ -129,22 +130,9 @@ def _job(args):
 
 
 def run_jobs(jobs: list, workers: int = 1, scheduler: str | None = None) -> list:
-    """Map :func:`_job` over ``jobs``: serially, on local processes, or on Dask."""
-    if scheduler is not None:
-        from dask.distributed import Client, LocalCluster
-
-        if scheduler == "local":
-            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
-                return client.gather(client.map(_job, jobs, pure=False))
-        with Client(scheduler, timeout="10s") as client:
-            return client.gather(client.map(_job, jobs, pure=False))
-    if workers == 1 or len(jobs) == 1:
-        return [_job(j) for j in jobs]
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-        return list(pool.map(_job, jobs))
+    """Map :func:`_job` over ``jobs``: serially, on local processes, or on Dask
+    (:func:`permnet.gen.parallel.map_jobs`)."""
+    return map_jobs(_job, jobs, workers, scheduler, desc="anneals")
 
 
 @dataclass

@@ -1,0 +1,243 @@
+"""Independent jobs on one process, on local processes or on a Dask cluster.
+
+Every command that runs independent jobs (the anneals of ``orp search``, the
+load points of ``netsim``, the restarts of ``search chordal`` and ``plan
+--evals``) maps a module-level job function over a list of jobs with
+:func:`map_jobs`, or opens one :class:`Runner` for several rounds:
+
+    >>> from permnet.gen.parallel import map_jobs
+    >>> map_jobs(abs, [-3, 1, -2])
+    [3, 1, 2]
+
+``workers=1`` and no scheduler runs the jobs here, in order.  ``workers=N``
+runs them on N local processes (``concurrent.futures``, started by a fork
+server, so a parent that has started numba's OpenMP threads forks nothing
+itself).  ``scheduler="local"`` starts a Dask ``LocalCluster`` of N
+single-threaded worker processes here; any other scheduler is the address of
+a running Dask scheduler (``tcp://host:8786``: ``dask scheduler`` on one
+host, ``dask worker tcp://host:8786`` on the others).  Whatever runs them,
+the results come back in the order of the jobs, so a seeded computation
+gives the same answer on any number of workers.
+
+The job function must be defined at module level (processes and Dask pickle
+it by name).  A large object every job reads (a network's routing tables) is
+given once with :meth:`Runner.share` and reaches the function as its first
+argument: it is sent to each worker process once, not with every job.
+
+Ctrl-C (``KeyboardInterrupt``) or SIGTERM (the CLI raises ``SystemExit(143)``)
+while the jobs run cancels the pending ones, terminates the local worker
+processes or closes the Dask cluster, and is raised again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import signal
+import time
+
+from permnet.gen.errors import PermnetError, require
+
+__all__ = ["Runner", "map_jobs", "check_parallel"]
+
+_SHARED: dict = {}  # in a local worker process: the shared objects, by key
+
+
+def check_parallel(workers: int, scheduler: str | None) -> None:
+    """Refuse a worker count below 1 or an empty scheduler address."""
+    require(isinstance(workers, int) and workers >= 1, f"workers must be >= 1, got {workers}")
+    require(scheduler is None or scheduler.strip() != "", "scheduler: give an address or 'local'")
+
+
+def _init_worker(shared: dict) -> None:
+    # The parent turns Ctrl-C into a clean stop of the whole pool; a worker that
+    # also raised KeyboardInterrupt would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _SHARED.update(shared)
+
+
+def _call_shared(fn, key, job):
+    return fn(_SHARED[key], job)
+
+
+def _call_value(fn, value, job):
+    return fn(value, job)
+
+
+class Runner:
+    """One pool of workers for several rounds of jobs (a context manager).
+
+    ``progress``: a tqdm bar per :meth:`map` (None: only on a terminal and
+    only for more than one job; False: never)."""
+
+    def __init__(self, workers: int = 1, scheduler: str | None = None, progress: bool | None = None):
+        check_parallel(workers, scheduler)
+        self.workers, self.scheduler, self.progress = workers, scheduler, progress
+        self._shares: dict = {}
+        self._pool = self._client = self._cluster = None
+        self._before: set = set()
+        self._keys = itertools.count()
+
+    # ---------------------------------------------------------------- set-up
+    @property
+    def serial(self) -> bool:
+        return self.scheduler is None and self.workers == 1
+
+    def __enter__(self) -> "Runner":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(kill=exc_type is not None)
+
+    def share(self, obj):
+        """A handle for ``obj``, to pass as ``shared`` to :meth:`submit` or :meth:`map`."""
+        key = next(self._keys)
+        if self.serial:
+            self._shares[key] = obj
+        elif self.scheduler is not None:
+            client = self._start()
+            self._shares[key] = client.scatter(obj, broadcast=True, hash=False)
+        elif self._pool is None:  # sent to each process once, when it starts
+            self._shares[key] = obj
+        else:  # the processes have started: sent with every job instead
+            self._shares[key] = ("value", obj)
+        return key
+
+    def _start(self):
+        if self.scheduler is not None:
+            if self._client is None:
+                try:
+                    from dask.distributed import Client, LocalCluster
+                except ImportError:
+                    raise PermnetError("--scheduler needs Dask: pip install 'permnet[cluster]'") from None
+                import logging
+
+                if self.scheduler == "local":
+                    self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                                 dashboard_address=None, silence_logs=logging.ERROR)
+                    self._client = Client(self._cluster)
+                else:
+                    try:
+                        self._client = Client(self.scheduler, timeout="10s")
+                    except OSError as exc:
+                        raise PermnetError(f"scheduler {self.scheduler}: {exc}") from None
+            return self._client
+        if self._pool is None:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+
+            ctx = mp.get_context("forkserver")
+            self._before = set(mp.active_children())
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init_worker,
+                                             initargs=({k: v for k, v in self._shares.items()},))
+        return self._pool
+
+    # ---------------------------------------------------------------- jobs
+    def submit(self, fn, job, shared=None):
+        """Start ``fn(job)`` (or ``fn(shared object, job)``); a handle for :meth:`result`."""
+        if self.serial:
+            return ("job", fn, job, shared)
+        if self.scheduler is not None:
+            client = self._start()
+            if shared is None:
+                return client.submit(fn, job, pure=False)
+            return client.submit(_call_value, fn, self._shares[shared], job, pure=False)
+        pool = self._start()
+        if shared is None:
+            return pool.submit(fn, job)
+        s = self._shares[shared]
+        if isinstance(s, tuple) and len(s) == 2 and s[0] == "value":
+            return pool.submit(_call_value, fn, s[1], job)
+        return pool.submit(_call_shared, fn, shared, job)
+
+    def result(self, handle):
+        """The result of a submitted job (waits; a signal meanwhile is raised here)."""
+        if isinstance(handle, tuple) and handle and handle[0] == "job":
+            _, fn, job, shared = handle
+            return fn(job) if shared is None else fn(self._shares[shared], job)
+        while True:  # short waits, so that a signal is handled at once
+            try:
+                return handle.result(timeout=0.2)
+            except TimeoutError:
+                continue
+
+    def cancel(self, handles) -> None:
+        """Cancel jobs not yet needed (those running finish; their results are dropped)."""
+        for h in handles:
+            if not (isinstance(h, tuple) and h and h[0] == "job"):
+                h.cancel()
+
+    def imap(self, fn, jobs, shared=None, desc: str = "jobs"):
+        """Results of ``fn`` over ``jobs``, in their order; all are submitted at once,
+        and those not yet consumed when the iteration stops are cancelled."""
+        jobs = list(jobs)
+        handles = [self.submit(fn, j, shared) for j in jobs]
+        bar = self._bar(len(jobs), desc)
+        done = 0
+        try:
+            for h in handles:
+                out = self.result(h)
+                done += 1
+                if bar is not None:
+                    bar.update(1)
+                yield out
+        finally:
+            if bar is not None:
+                bar.close()
+            self.cancel(handles[done:])
+
+    def map(self, fn, jobs, shared=None, desc: str = "jobs") -> list:
+        """:meth:`imap` as a list."""
+        return list(self.imap(fn, jobs, shared, desc))
+
+    def _bar(self, n: int, desc: str):
+        if self.progress is False or n <= 1:
+            return None
+        from tqdm import tqdm
+
+        return tqdm(total=n, desc=desc, unit="job", leave=False, disable=None if self.progress is None else False)
+
+    # ---------------------------------------------------------------- tear-down
+    def close(self, kill: bool = False) -> None:
+        """Shut the workers down; ``kill``: at once, pending jobs cancelled and running ones stopped."""
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            if kill:
+                import multiprocessing as mp
+
+                pool.shutdown(wait=False, cancel_futures=True)
+                procs = [p for p in mp.active_children() if p not in self._before]
+                for p in procs:
+                    p.terminate()
+                deadline = time.monotonic() + 5
+                for p in procs:
+                    p.join(max(deadline - time.monotonic(), 0.1))
+                    if p.is_alive():
+                        p.kill()
+                        p.join(1)
+            else:
+                pool.shutdown(wait=True)
+        if self._client is not None:
+            client, self._client = self._client, None
+            if kill:
+                try:
+                    client.cancel([s for s in self._shares.values() if hasattr(s, "key")], force=True)
+                except Exception:  # closing anyway
+                    pass
+            client.close(timeout=5 if kill else 30)
+        if self._cluster is not None:
+            cluster, self._cluster = self._cluster, None
+            cluster.close(timeout=5 if kill else 30)
+        self._shares.clear()
+
+
+def map_jobs(fn, jobs, workers: int = 1, scheduler: str | None = None, progress: bool | None = None,
+             desc: str = "jobs") -> list:
+    """``[fn(j) for j in jobs]`` on ``workers`` local processes or a Dask ``scheduler``
+    (``"local"``: a LocalCluster here); results in the order of ``jobs``."""
+    jobs = list(jobs)
+    if scheduler is None and (workers == 1 or len(jobs) <= 1):
+        check_parallel(workers, scheduler)
+        return [fn(j) for j in jobs]
+    with Runner(min(workers, len(jobs)) if scheduler is None else workers, scheduler, progress) as r:
+        return r.map(fn, jobs, desc=desc)
