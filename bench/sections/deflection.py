@@ -1,0 +1,76 @@
+"""Deflection routers against the VC router in the network simulator (issue 41).
+
+LDI(64,4), single-flit packets. The VC router: 3 VCs (the longest route, so
+deadlock-free), 4-flit buffers, one ejection port per node, one injection
+lane, combined allocation (the simulator's default: the VCs of one input
+port may all move in a cycle) and, as a second reference, input-first
+allocation (one VC per input port per cycle, as the RTL's LUT-RAM buffers).
+The targets are checked against the combined allocator's saturation. The
+deflection router
+(:mod:`permnet.gen.routing.deflection`): E = 1 and 2 ejection ports, the
+permutation and the ideal allocator. Saturation: the highest stable load of
+a sweep 0.05 .. 1 in steps of 0.05, refined by 3 bisection steps
+(:func:`permnet.sim.netsim.sweep`; 300 warm-up, 1500 measured cycles, 3000
+of drain). Issue 41's targets: uniform saturation >= the VC router's,
+randperm >= 1.4x, the permutation allocator within 4% of the ideal. Then the
+most hops of a delivered flit under 10% hot-spot traffic at load 1 (every
+ejection queue drained) against :func:`~permnet.gen.routing.deflection.hop_bound`.
+
+``python bench/run.py --section deflection`` (about two minutes on a shared
+2-core machine).
+"""
+
+from __future__ import annotations
+
+LOADS = "0.05:1:0.05"
+WINDOW = dict(warmup=300, cycles=1500, drain=3000)
+VC = dict(vcs=3, buffer=4, packet_size=1, ejection="port", lanes=1)
+KINDS = [(E, alloc) for alloc in ("permutation", "ideal") for E in (1, 2)]
+
+
+def _saturation(net, traffic, cfg) -> float:
+    from permnet.sim import netsim
+
+    sw = netsim.sweep(net, netsim.pattern(traffic, net.table.M, cfg.seed), netsim.loads(LOADS), cfg, refine=3)
+    return sw.saturation or 0.0
+
+
+def table(args):
+    from permnet.gen.routing import tables
+    from permnet.gen.routing.deflection import distances, hop_bound
+    from permnet.sim import netsim
+
+    net = tables.network("ldi", 64, 4)
+    rows = []
+    for traffic, factor in (("uniform", 1.0), ("randperm", 1.4)):
+        vc = _saturation(net, traffic, netsim.Config(**VC, **WINDOW))
+        rows.append([f"VC router (3 VCs, 4-flit buffers, ejection port, 1 lane), {traffic}", f"{vc:.4g}", "-",
+                     "reference", "-"])
+        vc_if = _saturation(net, traffic, netsim.Config(**VC, **WINDOW, allocator="input-first"))
+        rows.append([f"the same, --allocator input-first, {traffic}", f"{vc_if:.4g}", f"{vc_if / vc:.3g}x VC",
+                     "second reference", "-"])
+        sat = {}
+        for E, alloc in KINDS:
+            cfg = netsim.Config(switching="deflection", packet_size=1, ejection_width=E, deflection_allocator=alloc,
+                                **WINDOW)
+            sat[E, alloc] = s = _saturation(net, traffic, cfg)
+            ratio = s / vc if vc else float("nan")
+            rows.append([f"deflection, {alloc}, E={E}, {traffic}", f"{s:.4g}",
+                         f"{ratio:.3g}x VC, {s / vc_if:.3g}x input-first" if vc_if else f"{ratio:.3g}x VC",
+                         f">= {factor:g}x VC router", "yes" if ratio >= factor else "no"])
+        for E in (1, 2):
+            r = sat[E, "permutation"] / sat[E, "ideal"] if sat[E, "ideal"] else float("nan")
+            rows.append([f"permutation / ideal allocator, E={E}, {traffic}", f"{r:.3g}", "-", ">= 0.96",
+                         "yes" if r >= 0.96 else "no"])
+    D = int(distances(net.planes).max())
+    bound = hop_bound(64, 4, D, 1)
+    for E, alloc in KINDS:
+        cfg = netsim.Config(switching="deflection", packet_size=1, ejection_width=E, deflection_allocator=alloc,
+                            **WINDOW)
+        r = netsim.simulate(net, netsim.pattern("hotspot:0:0.1", 64), 1.0, cfg)
+        worst = max(r.hops_max, r.hops_max_in_flight)
+        rows.append([f"hops max, deflection, {alloc}, E={E}, hotspot:0:0.1 at load 1", str(worst),
+                     f"deflection rate {r.deflection_rate:.3g}", f"<= hop_bound = {bound}",
+                     "yes" if worst <= bound else "no"])
+    return ("netsim deflection routers vs the VC router: LDI(64,4), single-flit packets, saturation "
+            "(packets/node/cycle)", ["case", "measured", "vs", "target", "met"], rows)
