@@ -103,7 +103,7 @@ class Runner:
             self._shares[key] = ("value", obj)
         return key
 
-    def _start(self):
+    def _start(self, fn=None):
         if self.scheduler is not None:
             if self._client is None:
                 try:
@@ -127,6 +127,8 @@ class Runner:
             from concurrent.futures import ProcessPoolExecutor
 
             ctx = mp.get_context("forkserver")
+            if fn is not None:  # the fork server imports the job's module once, for every worker
+                ctx.set_forkserver_preload([fn.__module__])
             self._before = set(mp.active_children())
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init_worker,
                                              initargs=({k: v for k, v in self._shares.items()},))
@@ -142,7 +144,7 @@ class Runner:
             if shared is None:
                 return client.submit(fn, job, pure=False)
             return client.submit(_call_value, fn, self._shares[shared], job, pure=False)
-        pool = self._start()
+        pool = self._start(fn)
         if shared is None:
             return pool.submit(fn, job)
         s = self._shares[shared]

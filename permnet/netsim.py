@@ -38,6 +38,8 @@ class NetsimRequest:
     symmetric: bool = False
     traffic_matrix: str | None = None  # a demand file or pattern (permnet.trafficfiles.read_demand)
     given: tuple = ()                  # the options given on the command line ("--vcs", ...): checked against --switching
+    workers: int = 1                   # local processes running the load points (issue 44)
+    scheduler: str | None = None       # a Dask scheduler address, or "local" (a LocalCluster here)
 
     def ip(self) -> dict:
         return {"levels": self.levels, "nucleus": self.nucleus, "merge": self.merge, "symmetric": self.symmetric}
@@ -122,7 +124,10 @@ def run(req: NetsimRequest, config) -> NetsimReport:
     require(req.trace is None or (req.traffic is None and req.load is None),
             "--trace gives every packet and its cycle; --traffic and --load would be ignored: give one or the other")
     load_list = netsim.loads(req.load or "0.1") if req.trace is None else [1.0]
-    sweeps = []
+    from permnet.gen.parallel import Runner
+    from permnet.sim.netsim.sweeps import sweep_all
+
+    items = []
     for topo in (req.topologies if req.config is None else ["config"]):
         net = build(topo, req.nodes, req.degree, req.routing, req.chords, req.config, **req.ip())
         cfg = config.check(net.table.max_hops)
@@ -138,14 +143,16 @@ def run(req: NetsimRequest, config) -> NetsimReport:
             traffic = netsim.pattern(req.traffic or "uniform", net.table.M, cfg.seed)
         if cfg.switching != "deflection":
             _check_vcs(net, cfg, req.allow_deadlock)
-        sw = netsim.sweep(net, traffic, load_list, cfg, refine=req.refine if len(load_list) > 1 else 0)
+        items.append((net, traffic, cfg))
+    with Runner(req.workers, req.scheduler) as runner:  # the points, on local processes or Dask (issue 44)
+        sweeps = sweep_all(items, load_list, refine=req.refine if len(load_list) > 1 else 0, runner=runner)
+    for sw, (net, _, cfg) in zip(sweeps, items):
         dead = [p for p in sw.points if p.deadlock]
         if dead:
             p = dead[0]
             raise netsim.NetsimDeadlock(
                 f"{net.name}: deadlock detected: no flit moved for {cfg.timeout} cycles after cycle "
                 f"{p.deadlock_cycle} with {p.in_flight} packets queued or in flight ({cfg.vcs} VC(s), load {p.load:g})")
-        sweeps.append(sw)
     files = []
     if req.outdir:
         from permnet.netsim_plot import latency_throughput

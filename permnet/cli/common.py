@@ -134,6 +134,17 @@ def ocs_output_options(f):
     return f
 
 
+def parallel_options(f):
+    """``--workers N`` and ``--scheduler ADDRESS|local``: the options of every command that runs
+    independent jobs (:mod:`permnet.gen.parallel`); the results do not depend on them."""
+    f = click.option("--scheduler", default=None, metavar="ADDRESS|local",
+                     help="run the jobs on this Dask scheduler (tcp://host:8786); 'local' starts a LocalCluster "
+                          "of --workers processes here")(f)
+    f = click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
+                     help="local processes running the jobs (the results are the same for any number)")(f)
+    return f
+
+
 def written(paths) -> str:
     """``wrote a`` or ``wrote a.plane0.scpi .. a.plane7.scpi (8 files, one per switch)``."""
     paths = list(paths)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, ip_family_options
+from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, ip_family_options, parallel_options
 from permnet.rtlnet import ALLOCATORS
 
 TOPOLOGIES = NET_TOPOLOGIES
@@ -68,10 +68,11 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("-o", "--output", type=click.Path(file_okay=False), default=None,
               help="folder for the curves: per-topology JSON and summaries, latency.png/svg")
 @click.option("--links", is_flag=True, help="per-link utilisation in the -o JSON files")
+@parallel_options
 @click.option("--json", "as_json", is_flag=True)
 def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, routing, traffic, trace, load, vcs, buffer,
           packet_size, switching, lanes, ejection, link_stages, credit_stages, allocator, cycles, warmup, timeout, seed, refine, allow_deadlock,
-          output, links, as_json, traffic_matrix, ejection_width, deflection_allocator):
+          output, links, as_json, traffic_matrix, ejection_width, deflection_allocator, workers, scheduler):
     """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
     from click.core import ParameterSource
 
@@ -85,7 +86,7 @@ def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, rou
         packet_size = 1
     req = NetsimRequest([t.strip() for t in topology.split(",") if t.strip()], M, S, traffic, load, routing, chords,
                         trace, allow_deadlock, output, links, config, refine, levels, nucleus, merge, symmetric,
-                        traffic_matrix, given)
+                        traffic_matrix, given, workers, scheduler)
     cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, lanes=lanes, ejection=ejection,
                  link_stages=link_stages, credit_stages=credit_stages, allocator=allocator, warmup=warmup, cycles=cycles, timeout=timeout, seed=seed,
                  ejection_width=ejection_width, deflection_allocator=deflection_allocator)

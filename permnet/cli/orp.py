@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, emit, ocs_output_options, written
+from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, emit, ocs_output_options, parallel_options, written
 
 
 @click.group()
@@ -31,9 +31,7 @@ def orp_bound(n, r, as_json):
 
 def _search_options(f):
     f = click.option("--dask", default=None, hidden=True, help="same as --scheduler")(f)
-    f = click.option("--scheduler", default=None, metavar="ADDRESS",
-                     help="run the anneals on this Dask scheduler ('local' starts one here)")(f)
-    f = click.option("--workers", type=int, default=1, show_default=True, help="local processes")(f)
+    f = parallel_options(f)
     f = click.option("--restarts", type=int, default=None, help="anneals per switch count (default: --workers)")(f)
     f = click.option("--seed", type=SEED, default=0, show_default=True)(f)
     f = click.option("--evals", "evaluations", type=int, default=None,

@@ -312,33 +312,16 @@ def sweep(net, traffic: Traffic, load_list, config: Config = Config(), stop_afte
           refine: int = 0) -> Sweep:
     """Simulate every load in turn; stop ``stop_after`` points past the first unstable one.
     Saturation: the highest load below the first unstable point (None if the first is unstable),
-    then ``refine`` bisection steps between it and the first unstable load."""
+    then ``refine`` bisection steps between it and the first unstable load.  Several networks,
+    their points on local processes or Dask: :func:`permnet.sim.netsim.sweeps.sweep_all`."""
+    from permnet.sim.netsim.sweeps import sweep_all
+
+    return sweep_all([(net, traffic, config)], load_list, stop_after, refine)[0]
+
+
+def finish_sweep(net, traffic: Traffic, points: list, saturation, config: Config) -> Sweep:
+    """The :class:`Sweep` of ``points`` (in load order), with the network's zero-load latency."""
     table = net.table if hasattr(net, "table") else net
-    require(0 <= refine <= 20, f"refine must be 0..20 bisection steps, got {refine}")
-    points, saturation, unstable, first_bad = [], None, 0, None
-    for x in load_list:
-        r = simulate(net, traffic, x, config)
-        points.append(r)
-        if r.deadlock:
-            break
-        if r.stable and unstable == 0:
-            saturation = x
-        elif not r.stable:
-            unstable += 1
-            first_bad = x if first_bad is None else first_bad
-            if unstable > stop_after:
-                break
-    if saturation is not None and first_bad is not None and not any(p.deadlock for p in points):
-        lo, hi = saturation, first_bad
-        for _ in range(refine):
-            mid = round((lo + hi) / 2, 10)
-            r = simulate(net, traffic, mid, config)
-            points.append(r)
-            if r.deadlock:
-                break
-            lo, hi = (mid, hi) if r.stable else (lo, mid)
-        saturation = lo
-        points.sort(key=lambda p: p.load)
     if config.switching == "deflection":
         from permnet.sim.netsim import deflect
 
