@@ -469,10 +469,15 @@ def generated(design: str = "crossbar", **params):
 
 
 def register_map_text(params: dict, fmt: str = "md") -> str:
-    """The register map of ``HilTop(**params)`` as Markdown (``md``) or a
-    LiteX-style ``csr.csv`` (``csv``)."""
-    require(fmt in ("md", "csv"), f"unknown register map format {fmt!r}")
+    """The register map of ``HilTop(**params)`` as Markdown (``md``), a
+    LiteX-style ``csr.csv`` (``csv``) or SystemRDL (``rdl``,
+    :func:`permnet.gen.hil.rdl.to_rdl`: ``addrmap permnet_hil_<design>``)."""
+    require(fmt in ("md", "csv", "rdl"), f"unknown register map format {fmt!r}")
     params = dict(params)
     top = HilTop(params.pop("design", "crossbar"), **params)
     regs = top.registers()
+    if fmt == "rdl":
+        from permnet.gen.hil.rdl import to_rdl
+
+        return to_rdl(regs, f"permnet_hil_{top.design}", top.identifier())
     return R.to_markdown(regs) if fmt == "md" else R.to_csv(regs)
