@@ -18,7 +18,7 @@ from permnet.gen.hexfile import hex_digits
 from permnet.gen.routing.allocation import ALLOCATORS
 
 __all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "ALLOCATORS", "NetworkPlan", "plan", "network",
-           "stream_network", "stream_routes", "swap_words", "router_for", "wired_network"]
+           "stream_network", "stream_routes", "swap_words", "router_for", "wired_network", "deflection_router"]
 
 MAX_NODES = 64          # the RTL network is for small networks
 MAX_VC_BUFFERS = 512    # M*S*vcs: elaboration time grows with it (issue 29: -M 64 -S 8 did not finish)
@@ -320,3 +320,26 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
               "max_packet": size, "link_stages": link_stages, "credit_stages": credit_stages,
               "cells": cells, "allocator": allocator}
     return emit.Generated("router", "router", comp, params)
+
+
+def deflection_router(M: int, S: int, topology: str = "ldi", node: int = 0, flit_width: int = STREAM_FLIT_WIDTH,
+                      ejection: int = 2, stages: int = 1, planes_file=None):
+    """One :class:`permnet.hdl.deflect.DeflectionRouter` on its own (:class:`permnet.hdl.emit.Generated`
+    named ``deflection_router``): node ``node`` of :func:`wired_network` (M, S, ``topology`` or
+    ``planes_file``), ``flit_width`` payload bits, ``ejection`` ejection streams, ``stages``
+    register stages per hop (1 or 2; the spec's ``hop_cycles``). Its ports as top-level ports:
+    links ``i__{y}__*`` and ``o__{y}__*``, ``inj__*``, ``ej__{e}__*``. ``permnet synth router
+    --switching deflection`` registers every port at the boundary, as for the VC router."""
+    from permnet.hdl import emit
+    from permnet.hdl.deflect import DeflectionRouter
+
+    require(1 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 1..{MAX_FLIT_WIDTH} bits, got {flit_width}")
+    net = wired_network(M, S, topology, planes_file)
+    require(0 <= node < M, f"--node must be a node of the network (0..{M - 1}), got {node}")
+    require(1 <= ejection <= S, f"--ejection-width must be 1..S = {S}, got {ejection}")
+    require(stages in (1, 2), f"--stages must be 1 or 2, got {stages}")
+    comp = DeflectionRouter(net.table.planes.tolist(), node, ejection=ejection, width=flit_width, stages=stages)
+    params = {"topology": net.name, "node": node, "switching": "deflection", "flit_width": flit_width,
+              "ejection_width": ejection, "stages": stages, "hop_cycles": comp.K, "age_bits": comp.age_bits,
+              "diameter": comp.diameter}
+    return emit.Generated("router", "deflection_router", comp, params)

@@ -228,6 +228,11 @@ def network_options(f):
 
 
 def router_options(f):
+    f = click.option("--stages", type=int, default=None,
+                     help="--switching deflection: register stages per hop inside the router, 1 (output registers) "
+                          "or 2 (one more inside the permutation network; a hop takes 2 cycles) (default 1)")(f)
+    f = click.option("--ejection-width", type=int, default=None,
+                     help="--switching deflection: ejection streams, each behind a 2-flit FIFO (default 2)")(f)
     f = click.option("--allocator", type=click.Choice(ALLOCATORS), default="combined",
                      show_default=True, help=ALLOCATOR_HELP.format("needs --eject port"))(f)
     f = click.option("--credit-stages", type=int, default=0, show_default=True,
@@ -241,7 +246,8 @@ def router_options(f):
     f = click.option("--router", type=click.Choice(ROUTER_CHOICES), default="auto", show_default=True,
                      help="the divider-free next-hop unit or the node's route table")(f)
     f = click.option("--flit-width", type=int, default=32, show_default=True, help="payload bits per flit")(f)
-    f = click.option("--switching", type=click.Choice(["vct", "wormhole"]), default="vct", show_default=True)(f)
+    f = click.option("--switching", type=click.Choice(["vct", "wormhole", "deflection"]), default="vct",
+                     show_default=True, help="the VC router's, or the bufferless deflection router (issue 41)")(f)
     f = click.option("--buffer", type=int, default=4, show_default=True, help="flits per VC (a power of two)")(f)
     f = click.option("--vcs", type=int, default=None,
                      help="virtual channels, at least the longest route (default: the longest route)")(f)
@@ -251,9 +257,31 @@ def router_options(f):
     return ldi_options(f)
 
 
-def gen_router(target="generic", **options):
-    from permnet.rtlnet import router
+# the VC router's options, which the deflection router has not (and the converse)
+VC_ROUTER_ONLY = ("vcs", "buffer", "router", "lanes", "eject", "max_size", "link_stages", "credit_stages", "allocator")
+DEFLECTION_ONLY = ("ejection_width", "stages")
 
+
+def _given(names) -> list[str]:
+    """The options among ``names`` given on the command line (not left at their defaults)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return []
+    return ["--" + n.replace("_", "-") for n in names
+            if ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT)]
+
+
+def gen_router(target="generic", ejection_width=None, stages=None, **options):
+    from permnet.rtlnet import deflection_router, router
+
+    if options["switching"] == "deflection":
+        given = _given(VC_ROUTER_ONLY)
+        require(not given, f"--switching deflection has no VCs, buffers or credits: drop {', '.join(given)}")
+        return deflection_router(options["M"], options["S"], options["topology"], options["node"],
+                                 options["flit_width"], 2 if ejection_width is None else ejection_width,
+                                 1 if stages is None else stages)
+    given = _given(DEFLECTION_ONLY)
+    require(not given, f"{', '.join(given)} needs --switching deflection")
     return router(**options, cells=target)
 
 
@@ -287,7 +315,8 @@ RTL_MODULES = (
     RtlModule("hil", "Hardware-in-the-loop top level: UARTBone bridge, registers, datapaths, PRBS.",
               hil_rtl_options, gen_hil),
     RtlModule("router", "One router (VC buffers, credits, round-robin allocation) of node --node, its ports "
-              "as top-level ports (links i__y__*/o__y__*, inj__*, lane__j__*, ej__*).", router_options, gen_router,
+              "as top-level ports (links i__y__*/o__y__*, inj__*, lane__j__*, ej__*); --switching deflection: the "
+              "bufferless deflection router (inj__*, ej__e__*).", router_options, gen_router,
               targeted=True),
     RtlModule("network", "Whole network: M routers (VC FIFOs, credits, round-robin) through S planes, "
               "trace generators, ejection checkers (ports clk rst cycle delivered done error); "

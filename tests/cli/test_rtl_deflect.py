@@ -1,0 +1,49 @@
+"""``permnet rtl router --switching deflection`` / ``permnet synth router --switching deflection``
+(issue 41): the bufferless deflection router with its ports as top-level ports; the VC router's
+options refused with it, its own refused without it."""
+
+import re
+
+import pytest
+
+from cli_runner import run
+
+
+def test_rtl_deflection_router_ports(tmp_path):
+    """Module ``deflection_router``: S links each way (valid, flit = dst src age payload), the
+    injection stream (dst, payload) and E ejection streams (src, payload)."""
+    p = run("rtl", "router", "-M", 16, "-S", 4, "--switching", "deflection", "--flit-width", 8,
+            "--ejection-width", 1, "--stages", 2, "-o", "out/d.v", cwd=tmp_path)
+    assert p.stderr.strip() == "wrote out/d.v"
+    text = (tmp_path / "out" / "d.v").read_text()
+    top = re.search(r"^module (\w+)\((.*?)\);", text, re.S | re.M)
+    assert top.group(1) == "deflection_router"
+    ports = set(re.findall(r"\w+", top.group(2)))
+    assert {f"{io}__{y}__{x}" for io in "io" for y in range(4) for x in ("valid", "flit")} <= ports
+    assert {"inj__valid", "inj__ready", "inj__payload", "ej__0__valid", "ej__0__ready", "ej__0__payload"} <= ports
+    assert not any(p.startswith("ej__1") for p in ports)
+    # dst, src (4 bits each), age (LDI(16,4): 16*4*2 flits, diameter 2, 2 cycles a hop: 512 cycles, 10 bits), payload 8
+    assert re.search(r"input \[25:0\] i__2__flit;", text) and re.search(r"output \[25:0\] o__0__flit;", text)
+    assert "//   stages = 2" in text and "//   hop_cycles = 2" in text and "//   switching = deflection" in text
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--switching", "deflection", "--vcs", "2", "--credit-stages", "1"],
+     "--switching deflection has no VCs, buffers or credits: drop --vcs, --credit-stages"),
+    (["--switching", "deflection", "--buffer", "4"], "drop --buffer"),
+    (["--switching", "deflection", "--stages", "3"], "--stages must be 1 or 2"),
+    (["--switching", "deflection", "--ejection-width", "3"], "--ejection-width must be 1..S = 2"),
+    (["--stages", "2"], "--stages needs --switching deflection"),
+    (["--ejection-width", "1"], "--ejection-width needs --switching deflection"),
+])
+def test_rtl_deflection_router_bad_input(tmp_path, args, needle):
+    p = run("rtl", "router", "-M", 8, "-S", 2, *args, "-o", "out/d.v", cwd=tmp_path, check=False)
+    assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_synth_deflection_router_refuses_vc_options(tmp_path):
+    """``synth router`` builds through the same generator: the same one line, before any tool runs."""
+    p = run("synth", "router", "-M", 8, "-S", 2, "--switching", "deflection", "--lanes", "2", cwd=tmp_path,
+            check=False)
+    assert p.returncode == 2 and "drop --lanes" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
