@@ -107,6 +107,9 @@ class GenParams:
         if self.pattern == "permutation":
             require(self.perm is not None and len(self.perm) == M and all(0 <= int(d) < M for d in self.perm),
                     f"pattern permutation needs a table of {M} destinations in 0..{M - 1}")
+            twice = sorted({int(d) for d in self.perm if list(self.perm).count(d) > 1})
+            require(not twice, f"pattern permutation needs a permutation of 0..{M - 1}: destination "
+                    f"{twice[0] if twice else 0} appears more than once")
         destinations(M, self.pattern, self.perm)
         return self
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from permnet.cli.common import POSITIVE_FLOAT, SEED, emit_verdict, ints
-from permnet.gen.errors import require
+from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.netgen import PATTERNS as NET_PATTERNS
 from permnet.cli.rtl_modules import hil_options, hil_params
 
@@ -33,6 +33,27 @@ def sim(listen, faults, max_seconds, opt, build_dir, **options):
 
     serve(listen, build_dir, hil_params(**options), faults=faults, max_seconds=max_seconds, opt=opt,
           echo=lambda line: click.echo(line, err=True))
+
+
+# the options of a unit run (--config) and of a network run (--design network), by parameter name
+UNIT_OPTIONS = {"plane": "--plane", "prbs_words": "--prbs", "polynomial": "--polynomial", "samples": "--samples",
+                "exhaustive": "--exhaustive"}
+NETWORK_OPTIONS = {"cycles": "--cycles", "pattern": "--pattern", "load": "--load", "packet_size": "--packet-size",
+                   "hot": "--hot", "hot_frac": "--hot-frac", "perm": "--perm", "planes_path": "--planes",
+                   "swap_to": "--swap-to", "swap_at": "--swap-at"}
+
+
+def _given(ctx) -> set:
+    """The parameters given on the command line (not left at their defaults)."""
+    return {name for name in ctx.params
+            if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)}
+
+
+def _refuse(names, what: str) -> None:
+    """A one-line error when options that would be ignored were given."""
+    if names:
+        flags = sorted({**UNIT_OPTIONS, **NETWORK_OPTIONS}[n] for n in names)
+        raise PermnetError(f"{', '.join(flags)} {'is an option' if len(flags) == 1 else 'are options'} {what}")
 
 
 @hil.command()
@@ -78,19 +99,26 @@ def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_f
     unusable input or a link that does not answer."""
     from permnet.hil.run import run as run_hil
 
+    given = _given(click.get_current_context())
     if design == "network":
         from permnet.gen.hil.netgen import GenParams, rate_of
         from permnet.hil.netrun import run_network
 
         require(config_path is None, "--config: the network design takes no configuration (give --planes FILE)")
+        _refuse(given & set(UNIT_OPTIONS), "of a unit run (--config), not of --design network")
+        _refuse(given & {"hot", "hot_frac"} if pattern != "hotspot" else set(), "of --pattern hotspot")
+        _refuse(given & {"perm"} if pattern != "permutation" else set(), "of --pattern permutation")
+        require(hot_frac <= 1.0, f"--hot-frac must be a share in (0, 1], got {hot_frac:g}")
+        table = tuple(ints(perm, "--perm")) if perm is not None else None
+        require(table is None or sorted(table) == list(range(len(table))),
+                f"--perm must be a permutation of 0..{len(table or ()) - 1} (each node the destination of "
+                f"exactly one), got {perm}")
         params = GenParams(pattern, rate=rate_of(load), size=packet_size, seed=seed, hot=hot,
-                           hot_frac=rate_of(min(hot_frac, 1.0)),
-                           perm=tuple(ints(perm, "--perm")) if perm is not None else None)
+                           hot_frac=rate_of(hot_frac), perm=table)
         emit_verdict(run_network(url, cycles=cycles, params=params, timeout=timeout, planes=planes_path,
                                  swap_to=swap_to, swap_at=swap_at), as_json)
         return
-    require(planes_path is None and swap_to is None and swap_at is None,
-            "--planes, --swap-to and --swap-at are options of --design network")
+    _refuse(given & set(NETWORK_OPTIONS), "of --design network")
     require(config_path is not None, "missing option --config (an OCS configuration file)")
     rep = run_hil(url, config_path, plane=plane, prbs_words=prbs_words, polynomial=int(polynomial),
                   exhaustive=exhaustive, samples=samples, seed=seed, timeout=timeout)

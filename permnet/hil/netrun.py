@@ -281,7 +281,8 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
     stop = start + cycles
     if swap_to is not None:
         swap_at = start + cycles // 2 if swap_at is None else swap_at
-        require(0 <= swap_at < R.NO_SWAP, f"--swap-at must be a run cycle 0..2^32-2, got {swap_at}")
+        require(0 <= swap_at < stop, f"--swap-at must be a cycle of the run, 0..{stop - 1} (it starts at cycle "
+                f"{start} and lasts --cycles {cycles}), got {swap_at}")
     else:
         require(swap_at is None, "--swap-at needs --swap-to (the planes swapped to)")
     t0 = time.perf_counter()

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from permnet.gen.errors import require
+from permnet.gen.errors import PermnetError, require
 from permnet.hil.link import Link, LinkCounters
 from permnet.verify import Report, compare
 
@@ -60,8 +60,13 @@ class HilRunReport:
     timing: dict = field(default_factory=dict)
 
     @property
+    def checked(self) -> bool:
+        """Whether at least one check ran (a run that checked nothing verified nothing)."""
+        return any(x is not None for x in (self.verify, self.prbs, self.benes, self.nexthop))
+
+    @property
     def ok(self) -> bool:
-        return ((self.verify is None or self.verify.ok) and not self.prbs_failures
+        return (self.checked and (self.verify is None or self.verify.ok) and not self.prbs_failures
                 and (self.benes is None or not self.benes["mismatches"])
                 and (self.nexthop is None or not self.nexthop.mismatches))
 
@@ -91,6 +96,8 @@ class HilRunReport:
                     f"expected link {m[5]} next {m[6]}" for m in nh.mismatches[:20]]
             out.append(f"nexthop     {nh.checked} decisions ({nh.mode}): "
                        f"{'MATCH' if not nh.mismatches else str(len(nh.mismatches)) + ' MISMATCHES'}")
+        if not self.checked:
+            out.append("nothing was checked: the device has no unit this configuration can be checked on")
         return out + ["PASS" if self.ok else "FAIL"]
 
 
@@ -126,6 +133,24 @@ def _check_nexthop(link: Link, nh: dict, exhaustive: int, samples: int, seed: in
     return NexthopCheck(len(queries), total, mode, bad)
 
 
+def _check_units(url: str, info, ports: int, prbs_words: int) -> None:
+    """Refuse a run that would check nothing: a device without a crossbar, a Beneš network of
+    the configuration's size or a next-hop unit (a network design), and PRBS words that no
+    unit would send."""
+    from permnet.gen.hil import regmap as R
+
+    benes = info.benes is not None and info.benes["size"] == ports
+    if info.crossbar is None and not benes and info.nexthop is None:
+        if info.design >> R.DESIGN_BITS["network"] & 1:
+            raise PermnetError(f"{url}: the device is a network design, which takes no unit configuration "
+                               "(--config): run it with --design network (and --planes FILE)")
+        raise PermnetError(f"{url}: the device has no crossbar, no Beneš network of {ports} ports and no "
+                           "next-hop unit: nothing in it can check this configuration")
+    prbs_ok = (info.crossbar is not None and info.crossbar["slots"] == 1) or benes
+    require(not prbs_words or prbs_ok, f"--prbs: {url} has no single-slot crossbar and no Beneš network of "
+            f"{ports} ports to send PRBS words through")
+
+
 def run(url: str, config_path, *, plane: int | None = None, prbs_words: int = 0, polynomial: int = 7,
         exhaustive: int = 4096, samples: int = 1000, seed: int = 0, timeout: float = 1.0,
         durations=None) -> HilRunReport:
@@ -137,6 +162,7 @@ def run(url: str, config_path, *, plane: int | None = None, prbs_words: int = 0,
     t0 = time.perf_counter()
     with Link(url, timeout=timeout) as link:
         info = link.info()
+        _check_units(url, info, cfg.ports, prbs_words)
         rep = HilRunReport(url, info=info.as_dict())
         planes = cfg.planes
         if plane is not None:

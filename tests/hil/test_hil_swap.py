@@ -195,7 +195,7 @@ def test_traffic_to_failed_nodes_is_refused(files, pattern):
 
 @pytest.mark.parametrize("args,needle", [
     (["--design", "network", "--swap-at", "100"], "--swap-at needs --swap-to"),
-    (["--config", "y.json", "--planes", "x.json"], "options of --design network"),
+    (["--config", "y.json", "--planes", "x.json"], "--planes is an option of --design network"),
 ])
 def test_hil_run_swap_options_unusable_input_exits_2(args, needle, capsys):
     code = main(["hil", "run", "--url", "socket://127.0.0.1:1", "--timeout", "0.2", *args])
