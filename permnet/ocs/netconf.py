@@ -610,6 +610,8 @@ async def serve_netconf(core: SwitchCore, host: str = "127.0.0.1", port: int = 0
     srv = _NetconfServer(core, emulator_credentials(credentials, "NETCONF"), delay_ms / 1000.0, reply_filter,
                          candidate=candidate, max_failures=max_failures, lockout_s=lockout_s)
     key = load_host_key(host_key)
+    if known_hosts is not None:
+        known_host_lines(known_hosts)           # refused before the port is bound, not after
     acceptor = await asyncssh.create_server(
         srv.ssh_server_factory, host, port, server_host_keys=[key], process_factory=srv.process,
         encoding=None, allow_pty=False, x11_forwarding=False, agent_forwarding=False,
@@ -649,12 +651,26 @@ def known_host_name(host: str, port: int) -> str:
     return host if int(port) == 22 else f"[{host}]:{int(port)}"
 
 
+def known_host_lines(path) -> list[str]:
+    """The lines of a known_hosts file (none if it does not exist); one that
+    cannot be read as text is refused in one line."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    try:
+        return p.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise PermnetError(f"known hosts {p}: not a known_hosts file (not UTF-8 text)") from None
+    except OSError as exc:
+        raise PermnetError(f"known hosts {p}: {exc.strerror or type(exc).__name__}") from None
+
+
 def add_known_host(path, host: str, port: int, key: list[str]) -> None:
     """Add (or replace) the line ``[host]:port keytype base64`` in a known_hosts file."""
     from permnet.fileio import atomic_write
     name = known_host_name(host, port)
     p = Path(path)
-    lines = p.read_text(encoding="utf-8").splitlines() if p.exists() else []
+    lines = known_host_lines(p)
     lines = [ln for ln in lines if ln.split(" ", 1)[0] != name]
     lines.append(f"{name} {key[0]} {key[1]}")
     atomic_write(p, "\n".join(lines) + "\n")

@@ -59,7 +59,12 @@ class Faults:
     @classmethod
     def parse(cls, spec: str | None) -> "Faults":
         f = cls()
-        for part in filter(None, (spec or "").split("+")):
+        if spec is None:
+            return f
+        if not all(spec.split("+")):
+            raise PermnetError(f"--fault {spec!r}: an empty fault (nothing before, between or after a '+'); "
+                               "expected refuse, drop:N, deny:K, misapply or freeze:T, joined with +")
+        for part in spec.split("+"):
             kind, _, arg = part.partition(":")
             try:
                 if kind == "refuse" and not arg:
