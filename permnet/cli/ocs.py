@@ -11,6 +11,40 @@ from permnet.cli.common import EXIT_BAD_INPUT, EXIT_INCONSISTENT, EXIT_MISMATCH,
 PROTOCOLS = ("scpi", "tl1", "netconf")
 
 
+class FiniteRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses NaN (which compares false with
+    both bounds, so the range check let it through)."""
+
+    def convert(self, value, param, ctx):
+        import math
+
+        x = super().convert(value, param, ctx)
+        if math.isnan(x):
+            self.fail(f"{value!r} is not a number from {self.min:g} to {self.max:g}", param, ctx)
+        return x
+
+
+def _timeout_type():
+    from permnet.ocs.driver import MAX_TIMEOUT_S
+    return FiniteRange(0, MAX_TIMEOUT_S, min_open=True)
+
+
+def _settle_type():
+    from permnet.ocs.transaction import MAX_SETTLE_S
+    return FiniteRange(0, MAX_SETTLE_S)
+
+
+def check_ssh_options(protocol):
+    """``--known-hosts`` / ``--trust-new-host-key`` are NETCONF's (SSH); with
+    another protocol they would be ignored: refused instead."""
+    from permnet.gen.errors import PermnetError
+
+    ssh = click.get_current_context().meta.get("permnet.ssh", {})
+    if ssh and protocol != "netconf":
+        opts = " and ".join({"known_hosts": "--known-hosts", "trust_new": "--trust-new-host-key"}[k] for k in ssh)
+        raise PermnetError(f"{opts} is for --protocol netconf (SSH host keys); {protocol} has none")
+
+
 def load_credentials(path):
     """Credentials from ``--credentials`` or the environment, with the host
     key policy of ``--known-hosts`` / ``--trust-new-host-key`` (kept in the
@@ -60,9 +94,9 @@ VERDICT_EXIT = {"VERIFIED": 0, "DRY RUN": 0, "RECOVERED": 0, "ROLLED BACK": EXIT
 def transaction_options(f):
     f = state_option(f)
     f = click.option("--json", "as_json", is_flag=True, help="print the report as JSON")(f)
-    f = click.option("--settle-s", type=click.FloatRange(0, 600), default=5.0, show_default=True,
+    f = click.option("--settle-s", type=_settle_type(), default=5.0, show_default=True,
                      help="longest wait for new cross-connects to settle")(f)
-    f = click.option("--timeout", type=POSITIVE_FLOAT, default=5.0, show_default=True,
+    f = click.option("--timeout", type=_timeout_type(), default=5.0, show_default=True,
                      help="seconds per exchange with a device")(f)
     f = click.option("--parallel", type=click.IntRange(1, 256), default=8, show_default=True,
                      help="devices driven at once")(f)
@@ -112,8 +146,8 @@ def ocs():
 @click.option("--listen", default="127.0.0.1:0", show_default=True, help="HOST:PORT (port 0: any free port)")
 @click.option("--state", type=click.Path(dir_okay=False), default=None,
               help="keep the cross-connects in this file (they survive a restart)")
-@click.option("--delay-ms", type=click.FloatRange(0, 60000), default=0.0, help="answer every command this late")
-@click.option("--settle-ms", type=click.FloatRange(0, 60000), default=0.0,
+@click.option("--delay-ms", type=FiniteRange(0, 60000), default=0.0, help="answer every command this late")
+@click.option("--settle-ms", type=FiniteRange(0, 60000), default=0.0,
               help="a new cross-connect reads as tuning for this long")
 @click.option("--fault", default=None, help="refuse, drop:N, deny:K, misapply, freeze:T (join with +)")
 @click.option("--seconds", type=POSITIVE_FLOAT, default=3600.0, show_default=True,
@@ -154,6 +188,7 @@ def apply(config_path, devices, protocol, plane, device_ports, credentials, dry_
     from permnet import ocsconfig
     from permnet.ocs.session import apply_config, parse_device
 
+    check_ssh_options(protocol)
     rep = apply_config(ocsconfig.read(config_path), [parse_device(d) for d in devices], protocol, plane=plane,
                        device_ports=device_ports, credentials=load_credentials(credentials), timeout=timeout,
                        parallel=parallel, dry_run=dry_run, settle_s=settle_s, state_dir=resolve_state(state_dir))
@@ -166,7 +201,7 @@ def apply(config_path, devices, protocol, plane, device_ports, credentials, dry_
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default="-", show_default=True,
               help="read-back file (any permnet format, by extension or --format); - for stdout")
 @click.option("--format", "fmt", default=None, help="file format (default: from the extension, else json)")
-@click.option("--timeout", type=POSITIVE_FLOAT, default=5.0, show_default=True)
+@click.option("--timeout", type=_timeout_type(), default=5.0, show_default=True)
 @click.option("--credentials", type=click.Path(dir_okay=False), default=None)
 @ssh_options
 def read(device, protocol, output, fmt, timeout, credentials):
@@ -174,6 +209,7 @@ def read(device, protocol, output, fmt, timeout, credentials):
     from permnet import ocsconfig
     from permnet.ocs.session import parse_device, read_device
 
+    check_ssh_options(protocol)
     spec = parse_device(device)
     row = read_device(spec, protocol, credentials=load_credentials(credentials), timeout=timeout)
     cfg = ocsconfig.OcsConfig(row[None, :], {"device": spec.name, "protocol": protocol})
@@ -186,9 +222,9 @@ def read(device, protocol, output, fmt, timeout, credentials):
                    "applying, old once it was rolling back)")
 @click.option("--credentials", type=click.Path(dir_okay=False), default=None,
               help="file with user and password lines (default: PERMNET_OCS_USER / PERMNET_OCS_PASSWORD)")
-@click.option("--timeout", type=POSITIVE_FLOAT, default=None, help="seconds per exchange (default: as recorded)")
+@click.option("--timeout", type=_timeout_type(), default=None, help="seconds per exchange (default: as recorded)")
 @click.option("--parallel", type=click.IntRange(1, 256), default=8, show_default=True)
-@click.option("--settle-s", type=click.FloatRange(0, 600), default=5.0, show_default=True)
+@click.option("--settle-s", type=_settle_type(), default=5.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @state_option
 def recover(to, credentials, timeout, parallel, settle_s, as_json, state_dir):

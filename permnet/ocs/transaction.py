@@ -33,6 +33,7 @@ journal stays unless the devices are all old or all new.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -42,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from permnet.gen.errors import PermnetError, require
-from permnet.ocs.driver import Credentials, DeviceError, open_driver
+from permnet.ocs.driver import MAX_TIMEOUT_S, Credentials, DeviceError, open_driver
 from permnet.ocs.journal import Holder, Journal, JournalDevice, open_journals
 from permnet.ocs.locks import acquire, device_lock, locks, read_lock, release
 
@@ -285,6 +286,20 @@ def _unfinished_refusal(root: Path) -> None:
                                f"running): run `permnet ocs recover --state-dir {root}` first")
 
 
+#: the longest wait for new cross-connects to settle (``--settle-s``)
+MAX_SETTLE_S = 600.0
+
+
+def check_times(settle_s: float, timeouts=()) -> None:
+    """``settle_s`` in 0..MAX_SETTLE_S and every time-out in (0, MAX_TIMEOUT_S], all finite
+    (NaN passed a range check; 1e308 overflowed the clock arithmetic)."""
+    require(isinstance(settle_s, (int, float)) and math.isfinite(settle_s) and 0 <= settle_s <= MAX_SETTLE_S,
+            f"--settle-s must be a number in 0..{MAX_SETTLE_S:g} seconds, got {settle_s!r}")
+    for t in timeouts:
+        require(isinstance(t, (int, float)) and math.isfinite(t) and 0 < t <= MAX_TIMEOUT_S,
+                f"--timeout must be a time-out in seconds, 0 < t <= {MAX_TIMEOUT_S:g}, got {t!r}")
+
+
 def apply_targets(targets: list[Target], *, parallel: int = 8, dry_run: bool = False, settle_s: float = 5.0,
                   progress: bool | None = None, state_dir=None, journal: bool = True,
                   command: str = "permnet") -> TransactionReport:
@@ -295,6 +310,7 @@ def apply_targets(targets: list[Target], *, parallel: int = 8, dry_run: bool = F
     require(targets, "no devices to apply to")
     require(len({t.name for t in targets}) == len(targets), "device names must be distinct")
     require(parallel >= 1, f"--parallel must be >= 1, got {parallel}")
+    check_times(settle_s, [t.timeout for t in targets])
     t0 = time.monotonic()
     root = Path(state_dir) if state_dir is not None and not dry_run else None
     tid = Journal.new_id()
@@ -515,6 +531,7 @@ def recover(state_dir, *, to: str | None = None, credentials: Credentials | None
     the old one.  Returns the reports and the stale locks released (those of
     transactions that died before their first write)."""
     require(to in (None, "old", "new"), f"--to must be old or new, got {to!r}")
+    check_times(settle_s, [] if timeout is None else [timeout])
     root = Path(state_dir)
     journals = open_journals(root)
     for j in journals:
