@@ -503,6 +503,9 @@ class _NetconfServer:
             raise RpcError("invalid-value", f"default-operation {default!r}", "protocol")
         cfg = op.find(_q(NC, "config"))
         if cfg is None:
+            # ncclient's examples (and many scripts) send <config> in no namespace; devices take it
+            cfg = op.find("config")
+        if cfg is None:
             raise RpcError("missing-element", "<config> missing", "protocol")
         n = self.core.ports
         container, pairs = None, []
