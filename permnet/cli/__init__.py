@@ -27,6 +27,7 @@ COMMANDS = {name: name for name in ("benes", "board", "butterfly", "convert", "d
                                     "hil", "mesh", "mixed", "netsim", "ocs", "orp", "planes", "plot", "rtl", "synth",
                                     "verify", "plan")}
 COMMANDS.update(topo="families", route="families", search="families", compare="families")
+COMMANDS["fusesoc-gen"] = "fusesoc"
 
 
 class _Commands(click.Group):
