@@ -23,6 +23,14 @@ __all__ = ["DeflectionRouter", "STAGES", "deflect_layout", "deflect_link_signatu
 STAGES = (1, 2)          # register stages per hop inside the router (``stages``)
 
 
+def _or(values):
+    """The OR of Amaranth values."""
+    out = 0
+    for v in values:
+        out = out | v
+    return out
+
+
 def _bits(n: int) -> int:
     return max(1, int(n).bit_length())
 
@@ -137,14 +145,12 @@ class DeflectionRouter(wiring.Component):
 
     # ------------------------------------------------------------------ helpers
 
-    def _lane(self, m, name, valid, flit, mask=None):
-        """A lane as signals: ``valid``, ``flit`` (the layout), ``mask`` (its productive mask)."""
-        lane = {"valid": Signal(name=f"{name}_v"), "flit": Signal(self.layout, name=f"{name}_f"),
-                "mask": Signal(self.S, name=f"{name}_m")}
-        m.d.comb += [lane["valid"].eq(valid), lane["flit"].eq(flit)]
-        if mask is not None:
-            m.d.comb += lane["mask"].eq(mask)
-        return lane
+    # ------------------------------------------------------------------ helpers
+    #
+    # The data path only moves flits: every decision is taken from bits computed from the inputs
+    # in parallel (one comparator per pair of slots, the masks, "bound here"), and a position of
+    # the permutation network carries which lane it holds (one-hot), not the lane's key; the
+    # flits' ages are grown on the way in, so no adder follows a multiplexer.
 
     def _mask(self, m, dst, name):
         """Node n's productive mask for ``dst``: a constant table (0 beyond M)."""
@@ -153,40 +159,38 @@ class DeflectionRouter(wiring.Component):
         m.d.comb += mask.eq(rom[dst])
         return mask
 
-    @staticmethod
-    def _key(flit):
-        """The priority ``(age, src)`` as one unsigned number, age most significant."""
-        return Cat(flit.src, flit.age)
+    def _ge(self, m, a, b):
+        """Slot a's priority ``(age, src)`` >= slot b's: one comparator per ordered pair used."""
+        if (a, b) not in self._cmp:
+            g = self._cmp[a, b] = Signal(name=f"ge{a}_{b}")
+            fa, fb = self.i[a].flit, self.i[b].flit
+            m.d.comb += g.eq(Cat(fa.src, fa.age) >= Cat(fb.src, fb.age))
+        return self._cmp[a, b]
 
-    def _eject(self, m, e, slots, room):
-        """Port e's choice (spec step 1): one-hot ``take`` over its slots (leftmost flit of the
-        highest priority among those bound here) and the chosen flit."""
+    def _eject(self, m, e, room):
+        """Port e's choice (spec step 1): one-hot ``take`` over its slots (the leftmost flit of the
+        highest priority among those bound here) and the chosen flit's ``src, payload``."""
         ys = list(range(e, self.S, self.E))
         cand = [Signal(name=f"ej{e}_cand{y}") for y in ys]
-        m.d.comb += [c.eq(room & slots[y]["valid"] & (slots[y]["flit"].dst == self.node)) for c, y in zip(cand, ys)]
-        # ge[i][j], i < j: slot ys[i]'s key >= slot ys[j]'s; slot j wins iff no earlier candidate is at
-        # least as high and no later one higher
-        ge = {(i, j): Signal(name=f"ej{e}_ge{ys[i]}_{ys[j]}") for i in range(len(ys)) for j in range(i + 1, len(ys))}
-        m.d.comb += [g.eq(self._key(slots[ys[i]]["flit"]) >= self._key(slots[ys[j]]["flit"]))
-                     for (i, j), g in ge.items()]
+        m.d.comb += [c.eq(room & self.i[y].valid & (self.i[y].flit.dst == self.node)) for c, y in zip(cand, ys)]
+        # slot ys[j] wins iff no earlier candidate is at least as high and no later one higher
         take = []
         for j, y in enumerate(ys):
             t = Signal(name=f"ej{e}_take{y}")
-            beaten = [cand[i] & ge[i, j] for i in range(j)] + [cand[i] & ~ge[j, i] for i in range(j + 1, len(ys))]
+            beaten = [cand[i] & self._ge(m, ys[i], y) for i in range(j)] + \
+                     [cand[i] & ~self._ge(m, y, ys[i]) for i in range(j + 1, len(ys))]
             m.d.comb += t.eq(cand[j] & ~Cat(*beaten).any() if beaten else cand[j])
             take.append(t)
-        flit = Signal(data.StructLayout({"src": self.nb, "payload": self.W}), name=f"ej{e}_flit")
         word = 0
         for t, y in zip(take, ys):
-            word = word | Mux(t, Cat(slots[y]["flit"].src, slots[y]["flit"].payload), 0)
-        m.d.comb += flit.eq(word)
-        return dict(zip(ys, take)), flit
+            word = word | Mux(t, Cat(self.i[y].flit.src, self.i[y].flit.payload), 0)
+        return dict(zip(ys, take)), word
 
     def _queue(self, m, e, push, flit):
-        """Ejection FIFO e (``EJECT_DEPTH`` = 2, registered): two entries written in turn,
-        read in turn; returns ``room`` (fewer than 2 flits held at the start of the cycle)."""
+        """Ejection FIFO e (``EJECT_DEPTH`` = 2, registered): two entries written in turn and read
+        in turn; returns ``room`` (fewer than 2 flits held at the start of the cycle)."""
         port = self.ej[e]
-        ent = [Signal.like(flit, name=f"ej{e}_q{j}") for j in range(2)]
+        ent = [Signal(len(port.payload.as_value()), name=f"ej{e}_q{j}") for j in range(2)]
         wp, rp = Signal(name=f"ej{e}_wp"), Signal(name=f"ej{e}_rp")
         count = Signal(range(spec.EJECT_DEPTH + 1), name=f"ej{e}_count")
         room = Signal(name=f"ej{e}_room")
@@ -194,7 +198,7 @@ class DeflectionRouter(wiring.Component):
                      port.payload.eq(Mux(rp, ent[1], ent[0]))]
         pop = port.valid & port.ready
         with m.If(push):
-            m.d.sync += [wp.eq(~wp)]
+            m.d.sync += wp.eq(~wp)
             with m.If(wp):
                 m.d.sync += ent[1].eq(flit)
             with m.Else():
@@ -204,19 +208,21 @@ class DeflectionRouter(wiring.Component):
         m.d.sync += count.eq(count + push - pop)
         return room
 
-    def _block(self, m, lanes, p, q, b, name):
-        """One 2x2 block of the stage of bit b (spec step 3) on lanes p (upper) and q = p + 2^b."""
-        P, Q = lanes[p], lanes[q]
-        up = Signal(name=f"{name}_up")              # the upper lane's flit wins
-        m.d.comb += up.eq(P["valid"] & (~Q["valid"] | (self._key(P["flit"]) >= self._key(Q["flit"]))))
+    def _block(self, m, pos, p, q, b, ge, name):
+        """One 2x2 block of the stage of bit b (spec step 3) on positions p (upper) and
+        q = p + 2^b; ``ge(a, c)``: lane a's priority >= lane c's."""
+        P, Q = pos[p], pos[q]
+        higher = Cat(*(P["oh"][a] & Q["oh"][c] & ge(a, c) for a in P["oh"] for c in Q["oh"])).any()
+        up = Signal(name=f"{name}_up")              # the upper position's flit wins
+        m.d.comb += up.eq(P["valid"] & (~Q["valid"] | higher))
         base = (p >> (b + 1)) << (b + 1)
         lo = ((1 << (1 << b)) - 1) << base          # side 0: outputs base .. base + 2^b - 1
         hi = lo << (1 << b)
 
-        def only(lane):
+        def only(x):
             # (the flit can use one side only, that side)
-            u0, u1 = (lane["mask"] & lo).any(), (lane["mask"] & hi).any()
-            return lane["valid"] & (u0 ^ u1), u1
+            u0, u1 = (x["mask"] & lo).any(), (x["mask"] & hi).any()
+            return x["valid"] & (u0 ^ u1), u1
 
         p_only, p_side = only(P)
         q_only, q_side = only(Q)
@@ -224,79 +230,112 @@ class DeflectionRouter(wiring.Component):
         l_only, l_side = Mux(up, q_only, p_only), Mux(up, q_side, p_side)
         side = Signal(name=f"{name}_side")          # the side the winner takes
         m.d.comb += side.eq(Mux(w_only, w_side, Mux(l_only, ~l_side, ~up)))
-        swap = Signal(name=f"{name}_swap")          # the upper output takes the lower lane's flit
+        swap = Signal(name=f"{name}_swap")          # the upper output takes the lower position's flit
         m.d.comb += swap.eq(side == up)
         out = {}
-        for lane, a, c in ((p, P, Q), (q, Q, P)):
-            out[lane] = self._lane(m, f"{name}_o{lane}", Mux(swap, c["valid"], a["valid"]),
-                                   Mux(swap, c["flit"].as_value(), a["flit"].as_value()),
-                                   Mux(swap, c["mask"], a["mask"]))
-        return out
-
-    def _register(self, m, lanes, name):
-        """The P = 2 pipeline register on every lane (valid reset to 0)."""
-        out = []
-        for y, lane in enumerate(lanes):
-            r = {"valid": Signal(name=f"{name}{y}_v"), "flit": Signal(self.layout, name=f"{name}{y}_f"),
-                 "mask": Signal(self.S, name=f"{name}{y}_m")}
-            m.d.sync += [r[k].eq(lane[k]) for k in r]
-            out.append(r)
+        for r, a, c in ((p, P, Q), (q, Q, P)):
+            x = out[r] = {"valid": Signal(name=f"{name}_v{r}"), "mask": Signal(self.S, name=f"{name}_m{r}"),
+                          "oh": {j: Signal(name=f"{name}_oh{r}_{j}") for j in sorted(set(a["oh"]) | set(c["oh"]))}}
+            m.d.comb += [x["valid"].eq(Mux(swap, c["valid"], a["valid"])), x["mask"].eq(Mux(swap, c["mask"], a["mask"]))]
+            m.d.comb += [s.eq(Mux(swap, c["oh"].get(j, 0), a["oh"].get(j, 0))) for j, s in x["oh"].items()]
         return out
 
     # ------------------------------------------------------------------ the router
 
     def elaborate(self, platform):
         m = Module()
-        S, E, n = self.S, self.E, self.node
-        slots = [{"valid": self.i[y].valid, "flit": self.i[y].flit} for y in range(S)]
+        S, E, n, K = self.S, self.E, self.node, self.K
+        self._cmp = {}
+        top = (1 << self.age_bits) - 1
 
         # 1. ejection, from the FIFOs' room at the start of the cycle
         take = {}
         for e in range(E):
             push = Signal(name=f"ej{e}_push")
-            flit = Signal(data.StructLayout({"src": self.nb, "payload": self.W}), name=f"ej{e}_new")
-            room = self._queue(m, e, push, flit)
-            t, chosen = self._eject(m, e, slots, room)
+            new = Signal(self.nb + self.W, name=f"ej{e}_new")
+            room = self._queue(m, e, push, new)
+            t, word = self._eject(m, e, room)
             take |= t
-            m.d.comb += [push.eq(Cat(*t.values()).any()), flit.eq(chosen)]
+            m.d.comb += [push.eq(Cat(*t.values()).any()), new.eq(word)]
 
         # 2. injection into the lowest free slot
         free = [Signal(name=f"free{y}") for y in range(S)]
-        m.d.comb += [free[y].eq(~slots[y]["valid"] | take[y]) for y in range(S)]
+        m.d.comb += [free[y].eq(~self.i[y].valid | take[y]) for y in range(S)]
         m.d.comb += self.inj.ready.eq(Cat(*free).any())
-        inj_flit = Signal(self.layout, name="inj_flit")
-        m.d.comb += [inj_flit.dst.eq(self.inj.payload.dst), inj_flit.src.eq(n), inj_flit.age.eq(0),
-                     inj_flit.payload.eq(self.inj.payload.payload)]
+        here = [Signal(name=f"inj_at{y}") for y in range(S)]
+        m.d.comb += [here[y].eq(self.inj.valid & free[y] & ~Cat(*free[:y]).any() if y else self.inj.valid & free[0])
+                     for y in range(S)]
+        # lane y: the slot's flit (unless ejected) or the injected one; its data with the age grown by K
         inj_mask = self._mask(m, self.inj.payload.dst, "inj_mask")
-        lanes = []
+        pos, lane_data = [], []
         for y in range(S):
-            here = Signal(name=f"inj_at{y}")       # lowest free slot, and a flit offered
-            m.d.comb += here.eq(self.inj.valid & free[y] & ~Cat(*free[:y]).any() if y else self.inj.valid & free[0])
-            lanes.append(self._lane(m, f"lane{y}", Mux(here, 1, slots[y]["valid"] & ~take[y]),
-                                    Mux(here, inj_flit.as_value(), slots[y]["flit"].as_value()),
-                                    Mux(here, inj_mask, self._mask(m, slots[y]["flit"].dst, f"mask{y}"))))
+            f = self.i[y].flit
+            grown = Signal(self.age_bits + _bits(K), name=f"grown{y}")
+            m.d.comb += grown.eq(f.age + K)
+            data_y = Signal(self.layout, name=f"lane{y}_f")
+            m.d.comb += data_y.eq(Mux(here[y], Cat(self.inj.payload.dst, Const(n, self.nb), Const(min(K, top),
+                                                                                                  self.age_bits),
+                                                   self.inj.payload.payload),
+                                      Cat(f.dst, f.src, Mux(grown > top, top, grown[:self.age_bits]), f.payload)))
+            lane_data.append(data_y)
+            x = {"valid": Signal(name=f"lane{y}_v"), "mask": Signal(S, name=f"lane{y}_m"),
+                 "oh": {y: Const(1, 1)}}
+            m.d.comb += [x["valid"].eq(here[y] | self.i[y].valid & ~take[y]),
+                         x["mask"].eq(Mux(here[y], inj_mask, self._mask(m, f.dst, f"mask{y}")))]
+            pos.append(x)
 
-        # 3. the permutation network; P = 2 registers the lanes before stage k // 2
+        # lane a's priority >= lane c's: the slots' comparator, or the injected flit's key (0, n)
+        lane_ge = {}
+
+        def ge_comb(a, c):
+            if (a, c) not in lane_ge:
+                fa, fc = self.i[a].flit, self.i[c].flit
+                inj_over_c = (fc.age == 0) & (fc.src <= n)
+                a_over_inj = (fa.age != 0) | (fa.src >= n)
+                g = lane_ge[a, c] = Signal(name=f"lge{a}_{c}")
+                m.d.comb += g.eq(Mux(here[a], inj_over_c, Mux(here[c], a_over_inj, self._ge(m, a, c))))
+            return lane_ge[a, c]
+
+        # 3. the permutation network; P = 2 registers the positions before stage k // 2
         k = S.bit_length() - 1
+        ge = ge_comb
+        registered = {}
+
+        def ge_reg(a, c):
+            if (a, c) not in registered:
+                r = registered[a, c] = Signal(name=f"lge_r{a}_{c}")
+                m.d.sync += r.eq(ge_comb(a, c))
+            return registered[a, c]
+
+        def register(pos, lane_data):
+            out = []
+            for y, x in enumerate(pos):
+                r = {"valid": Signal(name=f"mid{y}_v"), "mask": Signal(S, name=f"mid{y}_m"),
+                     "oh": {j: Signal(name=f"mid{y}_oh{j}") for j in x["oh"]}}
+                m.d.sync += [r["valid"].eq(x["valid"]), r["mask"].eq(x["mask"])]
+                m.d.sync += [r["oh"][j].eq(x["oh"][j]) for j in x["oh"]]
+                out.append(r)
+            regs = [Signal(self.layout, name=f"mid{y}_f") for y in range(S)]
+            m.d.sync += [r.eq(d) for r, d in zip(regs, lane_data)]
+            return out, regs
+
         for s in range(k):
             if self.P == 2 and s == k // 2:
-                lanes = self._register(m, lanes, f"mid{s}_")
+                (pos, lane_data), ge = register(pos, lane_data), ge_reg
             b = k - 1 - s
-            nxt = list(lanes)
+            nxt = list(pos)
             for p in range(S):
                 if not p >> b & 1:
-                    out = self._block(m, lanes, p, p | 1 << b, b, f"st{s}_{p}")
+                    out = self._block(m, pos, p, p | 1 << b, b, ge, f"st{s}_{p}")
                     nxt[p], nxt[p | 1 << b] = out[p], out[p | 1 << b]
-            lanes = nxt
+            pos = nxt
         if self.P == 2 and k == 0:
-            lanes = self._register(m, lanes, "mid0_")
+            pos, lane_data = register(pos, lane_data)
 
-        # 4. outputs: age + K, saturating
-        top = (1 << self.age_bits) - 1
+        # 4. outputs: output y takes the lane its position holds
         for y in range(S):
-            f, o = lanes[y]["flit"], self.o[y]
-            grown = Signal(self.age_bits + _bits(self.K), name=f"age{y}")
-            m.d.comb += grown.eq(f.age + self.K)
-            m.d.sync += [o.valid.eq(lanes[y]["valid"]), o.flit.dst.eq(f.dst), o.flit.src.eq(f.src),
-                         o.flit.payload.eq(f.payload), o.flit.age.eq(Mux(grown > top, top, grown))]
+            sel = Signal(range(S) if S > 1 else 1, name=f"sel{y}")
+            m.d.comb += sel.eq(_or(Mux(bit, j, 0) for j, bit in pos[y]["oh"].items()))
+            word = Array(lane_data)[sel] if S > 1 else lane_data[0]
+            m.d.sync += [self.o[y].valid.eq(pos[y]["valid"]), self.o[y].flit.eq(word)]
         return m
