@@ -113,6 +113,9 @@ class Runner:
                 import logging
 
                 if self.scheduler == "local":
+                    import multiprocessing as mp
+
+                    self._before = set(mp.active_children())
                     self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                                  dashboard_address=None, silence_logs=logging.ERROR)
                     self._client = Client(self._cluster)
@@ -205,32 +208,44 @@ class Runner:
         if self._pool is not None:
             pool, self._pool = self._pool, None
             if kill:
-                import multiprocessing as mp
-
                 pool.shutdown(wait=False, cancel_futures=True)
-                procs = [p for p in mp.active_children() if p not in self._before]
-                for p in procs:
-                    p.terminate()
-                deadline = time.monotonic() + 5
-                for p in procs:
-                    p.join(max(deadline - time.monotonic(), 0.1))
-                    if p.is_alive():
-                        p.kill()
-                        p.join(1)
+                self._terminate_children()
             else:
                 pool.shutdown(wait=True)
         if self._client is not None:
             client, self._client = self._client, None
-            if kill:
-                try:
-                    client.cancel([s for s in self._shares.values() if hasattr(s, "key")], force=True)
-                except Exception:  # closing anyway
-                    pass
             client.close(timeout=5 if kill else 30)
-        if self._cluster is not None:
+        if self._cluster is not None:  # its nannies stop their worker processes, busy or not
             cluster, self._cluster = self._cluster, None
-            cluster.close(timeout=5 if kill else 30)
+            if kill:  # a nanny lets a busy worker finish its job: the workers (children of this process) are
+                # stopped now, their nannies told first that this is their end (else they start new ones)
+                from distributed.core import Status
+
+                for nanny in list(getattr(cluster, "workers", {}).values()):
+                    nanny.status = Status.closing_gracefully
+                self._terminate_children()
+            try:
+                cluster.close(timeout=5 if kill else 30)
+            except (TimeoutError, OSError):
+                if not kill:
+                    raise
+            if kill:
+                self._terminate_children()
         self._shares.clear()
+
+    def _terminate_children(self) -> None:
+        """SIGTERM, then SIGKILL after 5 s, to the worker processes this runner started."""
+        import multiprocessing as mp
+
+        procs = [p for p in mp.active_children() if p not in self._before]
+        for p in procs:
+            p.terminate()
+        deadline = time.monotonic() + 5
+        for p in procs:
+            p.join(max(deadline - time.monotonic(), 0.1))
+            if p.is_alive():
+                p.kill()
+                p.join(1)
 
 
 def map_jobs(fn, jobs, workers: int = 1, scheduler: str | None = None, progress: bool | None = None,
