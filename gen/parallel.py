@@ -215,7 +215,7 @@ class Runner:
         if self._client is not None:
             client, self._client = self._client, None
             client.close(timeout=5 if kill else 30)
-        if self._cluster is not None:  # its nannies stop their worker processes, busy or not
+        if self._cluster is not None:
             cluster, self._cluster = self._cluster, None
             if kill:  # a nanny lets a busy worker finish its job: the workers (children of this process) are
                 # stopped now, their nannies told first that this is their end (else they start new ones)

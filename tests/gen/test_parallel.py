@@ -1,0 +1,67 @@
+"""permnet.gen.parallel (issue 44): the same results, in the order of the jobs,
+serially, on local processes and on a Dask cluster; errors and shared objects
+reach the caller and the job the same way everywhere; a sweep stopped early
+by its rule gives the sequential sweep's points."""
+
+import operator
+
+import pytest
+
+from permnet.gen.errors import PermnetError
+from permnet.gen.parallel import Runner, check_parallel, map_jobs
+
+
+@pytest.fixture(scope="module")
+def address():
+    """One two-worker Dask LocalCluster for the module (its start costs seconds)."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster:
+        yield cluster.scheduler_address
+
+
+def modes(address):
+    return [{"workers": 1}, {"workers": 2}, {"workers": 2, "scheduler": address}]
+
+
+def test_results_come_back_in_job_order_everywhere(address):
+    # jobs of very different sizes, so that later ones finish first on two workers
+    jobs = [list(range(n)) for n in (200_000, 3, 50_000, 0, 7, 100_000)]
+    want = [sum(j) for j in jobs]
+    for kw in modes(address):
+        assert map_jobs(sum, jobs, **kw) == want, kw
+
+
+def test_a_shared_object_reaches_every_job_and_errors_reach_the_caller(address):
+    table = [n * n for n in range(50)]
+    for kw in modes(address):
+        with Runner(progress=False, **kw) as r:
+            key = r.share(table)
+            assert r.map(operator.getitem, [49, 0, 7], shared=key) == [2401, 0, 49], kw
+            with pytest.raises(IndexError):
+                r.map(operator.getitem, [3, 50], shared=key)
+
+
+def test_bad_worker_counts_are_refused():
+    for workers, scheduler in ((0, None), (-1, "local"), (1, " ")):
+        with pytest.raises(PermnetError):
+            check_parallel(workers, scheduler)
+
+
+def test_a_sweep_stopped_by_its_rule_is_the_same_on_two_workers(address):
+    """Loads past the stop (stop_after points after the first unstable one) are started on two
+    workers but dropped: the points and the saturation are the sequential sweep's."""
+    from permnet.gen.routing import tables
+    from permnet.sim.netsim import Config, pattern
+    from permnet.sim.netsim.sweeps import sweep_all
+
+    net = tables.network("ldi", 16, 4)
+    cfg = Config(warmup=50, cycles=200, seed=2).check(net.table.max_hops)
+    item = (net, pattern("uniform", 16, 2), cfg)
+    loads = [0.1, 0.4, 0.6, 0.8, 1.0]
+    one = sweep_all([item], loads, stop_after=0, refine=2)[0]
+    with Runner(2, address, progress=False) as r:
+        two = sweep_all([item], loads, stop_after=0, refine=2, runner=r)[0]
+    assert [p.load for p in one.points] == [p.load for p in two.points]
+    assert len([p for p in one.points if not p.stable and p.load in loads]) == 1   # the rule did stop it
+    assert one.saturation == two.saturation and one.as_dict() == two.as_dict()
