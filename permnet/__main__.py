@@ -6,14 +6,15 @@ runs ``permnet fusesoc-gen`` on it (:mod:`permnet.fusesoc`)."""
 import sys
 from pathlib import Path
 
-# run as a folder, Python puts the folder itself first on the path, where its
-# modules (plots, verify, ...) would shadow top-level ones: the package is imported instead
-if sys.path and sys.path[0] and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    del sys.path[0]
+if __name__ == "__main__":   # (a module walk that imports it, as the doctest discovery does, runs nothing)
+    # run as a folder, Python puts the folder itself first on the path, where its
+    # modules (plots, verify, ...) would shadow top-level ones: the package is imported instead
+    if sys.path and sys.path[0] and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+        del sys.path[0]
 
-from permnet.cli import main  # noqa: E402
+    from permnet.cli import main
 
-args = sys.argv[1:]
-if len(args) == 1 and args[0].endswith("_input.yml"):
-    args = ["fusesoc-gen", *args]
-sys.exit(main(args))
+    args = sys.argv[1:]
+    if len(args) == 1 and args[0].endswith("_input.yml"):
+        args = ["fusesoc-gen", *args]
+    sys.exit(main(args))
