@@ -60,6 +60,10 @@ def check_demand(D, M: int | None = None, name: str = "demand") -> np.ndarray:
         raise PermnetError(f"{name}: weight {D[s, d]} of ({s},{d}) is negative")
     np.fill_diagonal(D, 0.0)
     require(D.any(), f"{name}: no demand between distinct nodes")
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = D.sum()
+    require(np.isfinite(total), f"{name}: the weights sum to more than the largest float ({np.finfo(float).max:.3g}); "
+            "scale them down")
     return D
 
 

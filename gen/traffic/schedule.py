@@ -388,15 +388,18 @@ def _peel(A, r, tol, limit, halve):
     return perms[:n], durs[:n]
 
 
-def _budget_matchings(S, delay, horizon):
-    return S * (int(horizon // delay) + 1) if delay > 0 else S * 4096
+def _budget_matchings(S, delay, horizon, M):
+    """Matchings the horizon can hold, S a configuration; never more than the peeling can
+    produce (each matching empties at least one of the M^2 entries)."""
+    slots = horizon / delay if delay > 0 else 4096.0
+    return S * (int(min(slots, M * M)) + 1)
 
 
 def bvn(D, S: int, delay: float, horizon: float, limit: int | None = None):
     """Birkhoff-von Neumann: (matching, duration) pairs of the stuffed demand, largest first,
     at most ``limit`` (default: as many as the horizon can hold)."""
     A, L = stuff_northwest(D)
-    limit = limit or _budget_matchings(S, delay, horizon)
+    limit = limit or _budget_matchings(S, delay, horizon, D.shape[0])
     tol = EPS * L
     perms, durs = _peel(A, np.nextafter(tol, np.inf), tol, limit, False)
     seq = [(perms[k], float(durs[k])) for k in range(len(durs))]
@@ -407,7 +410,7 @@ def bvn(D, S: int, delay: float, horizon: float, limit: int | None = None):
 def solstice(D, S: int, delay: float, horizon: float, limit: int | None = None):
     """Solstice (QuickStuff + BigSlice), (matching, duration) pairs in its order."""
     A, L = quick_stuff(D)
-    limit = limit or _budget_matchings(S, delay, horizon)
+    limit = limit or _budget_matchings(S, delay, horizon, D.shape[0])
     tol = EPS * L
     top = A.max()
     if top <= tol:
@@ -643,7 +646,13 @@ def schedule_demand(D, S: int, delay: float, horizon: float, *, load: float = 1.
 
     check_memory(f"scheduling {M} nodes (four dense {M} x {M} matrices)", 4 * 8 * M * M)
     line = max(D.sum(axis=1).max(), D.sum(axis=0).max())
-    D = D * (load * S * horizon / line)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        scale = load * S * horizon / line
+        D = D * scale
+    require(math.isfinite(scale) and np.isfinite(D).all() and D.max() > 0,
+            f"the demand cannot be scaled to load * S * horizon = {load:g} * {S} * {horizon:g} us: its busiest "
+            f"port carries {line:g}, and the scaled weights are out of the range of a float; give weights nearer 1, "
+            "or a smaller --load or --horizon")
     t0 = time.perf_counter()
     sol_seq = solstice(D, S, delay, horizon)
     c, t = _truncate(sol_seq, S, M, delay, horizon)
