@@ -194,3 +194,38 @@ def test_cli_refusals_are_one_line(argv, needle, capsys):
     assert r.exit_code == 2, r.output
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("permnet: error:") and needle in lines[0], r.stderr
+
+
+def test_kernel_reads_the_stop_flag():
+    """A stop flag set before the first cycle: no cycle runs (``_interruptible`` sets it at a signal)."""
+    net = tables.network("ldi", 16, 4)
+    planes, dist, masks, diameter = deflect.tables(net.planes)
+    e = np.zeros(0, np.int64)
+    stats = deflect_kernel.simulate(planes, masks, dist, 2, False, 1, 255, 16, deflect_kernel.UNIFORM,
+                                    np.zeros(1, np.int64), 0.5, 0, 0.0, np.zeros((1, 1)), e, e, e, 0, 100, 200, 0, 0,
+                                    np.zeros((0, 1, 1), np.uint8), np.ones(1, np.int64))[0]
+    assert stats[deflect_kernel.STAT_FIELDS.index("cycles")] == 0
+
+
+def test_sigint_stops_a_long_deflection_run(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    from cli_runner import PERMNET
+
+    # 10^7 cycles at 256 nodes run for many minutes unless the kernel sees the signal
+    proc = subprocess.Popen(PERMNET + ["netsim", "-M", "256", "-S", "4", "--switching", "deflection", "--cycles",
+                                       str(10 ** 7), "--load", "0.2"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == ["permnet: interrupted"] and out == ""
