@@ -338,7 +338,13 @@ class Journal:
 
     def begin(self) -> "Journal":
         """Write intent and progress into a hidden folder, then rename it into
-        place: from here on, a crash leaves a complete journal."""
+        place: from here on, a crash leaves a complete journal.  What
+        :meth:`load` would refuse is refused here, before anything is written."""
+        for k, d in enumerate(self.devices):
+            try:
+                JournalDevice.from_dict(d.as_dict(), f"devices[{k}]")
+            except Damaged as exc:
+                raise PermnetError(f"cannot journal this transaction: {exc}") from None
         jdir = self.root / "journal"
         try:
             jdir.mkdir(parents=True, exist_ok=True)

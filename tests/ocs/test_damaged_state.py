@@ -190,3 +190,22 @@ def test_a_state_dir_from_the_environment_that_is_a_file_is_refused(capsys, tmp_
         assert err.count("\n") == 1 and "PERMNET_STATE_DIR" in err and "not a folder" in err
     with pytest.raises(PermnetError, match="PERMNET_STATE_DIR"):
         state_dir()
+
+
+def test_what_cannot_be_loaded_is_never_journalled(tmp_path):
+    """A device name with a control character would make a journal that
+    ``ocs recover`` then refuses as damaged: the apply refuses it before the
+    first write, and gives its locks back."""
+    from ocs_helpers import Emulator
+
+    from permnet.ocs.scpi import serve_scpi
+    from permnet.ocs.switchcore import SwitchCore
+    from permnet.ocs.transaction import Target, apply_targets
+
+    core = SwitchCore(4)
+    with Emulator(serve_scpi, core) as emu:
+        with pytest.raises(PermnetError, match=r"devices\[0\]\.name"):
+            apply_targets([Target("sw\t0", "scpi", emu.address, np.array([1, 2, 3, 0]), None, None, 1.0)],
+                          state_dir=tmp_path, settle_s=0, progress=False)
+    assert (core.snapshot() == -1).all()
+    assert open_journals(tmp_path) == [] and not list((tmp_path / "locks").glob("*.lock"))
