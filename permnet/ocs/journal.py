@@ -121,7 +121,10 @@ def _take(doc: dict, key: str, field: str, kinds: tuple, *, default=KeyError):
         return default
     v = doc[key]
     if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
-        raise Damaged(name, f"{_json_kind(v)}, expected {' or '.join(k.__name__ for k in kinds)}")
+        got = repr(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _json_kind(v)
+        want = {int: "a whole number", float: "a number", str: "a string", list: "a list", dict: "an object",
+                type(None): "null", bool: "a boolean"}
+        raise Damaged(name, f"{got}, expected {' or '.join(want[k] for k in kinds)}")
     return v
 
 
