@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, ip_family_options, parallel_options
+from permnet.gen.routing.deflection import ALLOCATORS as DEFLECTION_ALLOCATORS
 from permnet.rtlnet import ALLOCATORS
 
 TOPOLOGIES = NET_TOPOLOGIES
@@ -41,7 +42,7 @@ TOPOLOGIES = NET_TOPOLOGIES
               help="deflection: bufferless deflection routers (gen/routing/deflection.py), single-flit packets")
 @click.option("--ejection-width", type=int, default=2, show_default=True,
               help="--switching deflection: ejection ports per node, 1..S")
-@click.option("--deflection-allocator", type=click.Choice(["permutation", "ideal"]), default="permutation",
+@click.option("--deflection-allocator", type=click.Choice(DEFLECTION_ALLOCATORS), default="permutation",
               show_default=True, help="--switching deflection: the 2x2-block permutation network (S = 2^k) or the "
                                       "ideal allocator (oldest first, any S)")
 @click.option("--lanes", type=int, default=None, help="injection lanes per node (default: S)")

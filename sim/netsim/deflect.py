@@ -8,6 +8,7 @@ stated in :mod:`permnet.sim.netsim` ("Deflection router model").
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -52,9 +53,17 @@ def tables(planes):
     require(2 <= M <= MAX_NODES, f"the deflection model takes 2..{MAX_NODES} nodes, got {M}")
     require(bool(np.all((planes >= 0) & (planes < M))) and all(len(set(p.tolist())) == M for p in planes),
             "every plane must be a permutation of the nodes")
+    dist, masks = _tables(planes.tobytes(), S, M)
+    return planes, dist, masks, int(dist.max())
+
+
+@lru_cache(maxsize=4)
+def _tables(key: bytes, S: int, M: int):
+    """The spec's distances and masks, once per planes (a sweep simulates the same planes at every load)."""
+    planes = np.frombuffer(key, dtype=np.int64).reshape(S, M)
     dist = distances(planes)
     masks = productive_masks(planes, dist)
-    return planes, dist, masks, int(dist.max())
+    return dist, masks                       # (writeable: numba compiles read-only arrays as another type)
 
 
 def zero_load_latency(planes, link_stages: int = 0) -> float:
