@@ -229,3 +229,19 @@ def test_sigint_stops_a_long_deflection_run(tmp_path):
             proc.wait()
     assert proc.returncode == 130, err
     assert err.strip().splitlines() == ["permnet: interrupted"] and out == ""
+
+
+@pytest.mark.parametrize("allocator", ["permutation", "ideal"])
+def test_saturated_ages_under_heavy_back_pressure(allocator):
+    """Users rarely ready for 450 cycles: flits circle until their ages saturate at
+    2**age_bits - 1 and keys tie (the tie-breaks of route_step); the logs still agree."""
+    M, S, E, cycles = 16, 4, 1, 800
+    net = tables.network("ldi", M, S)
+    rng = np.random.default_rng(11)
+    rows = random_trace(rng, M, 400, 100)
+    ready = back_pressure(rng, cycles, M, E, 0.03, 450)
+    ref = spec_network(net.planes, rows, E=E, K=1, allocator=allocator, ready=ready, cycles=cycles)
+    got = netsim.deflection_trace(net.planes, rows, cycles=cycles, E=E, allocator=allocator, ej_ready=ready)
+    assert {d.serial: tuple(d)[1:] for d in got} == ref and len(ref) == len(rows)
+    age_max = (1 << age_bits(M, S, int(distances(net.planes).max()), 1)) - 1
+    assert sum(d.handshake - d.injected > age_max + 1 for d in got) > 20
