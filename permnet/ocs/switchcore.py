@@ -136,10 +136,15 @@ class SwitchCore:
     # ------------------------------------------------------------ persistence
     def _load(self) -> None:
         try:
-            doc = json.loads(self.state_path.read_text())
-            row = np.asarray(doc["row"], np.int64)
-        except (OSError, ValueError, KeyError, TypeError):
+            cells = json.loads(self.state_path.read_text())["row"]
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             raise PermnetError(f"emulator state {self.state_path}: unreadable") from None
+        require(not isinstance(cells, list) or len(cells) == self.ports,
+                f"emulator state {self.state_path}: {len(cells)} ports, not {self.ports}")
+        # np.asarray would read 0.7 as 0 and true as 1, and fail inside on 1e400
+        require(isinstance(cells, list) and all(type(x) is int and -2**62 < x < 2**62 for x in cells),
+                f"emulator state {self.state_path}: row must be a list of whole port numbers")
+        row = np.asarray(cells, np.int64)
         require(row.ndim == 1 and len(row) == self.ports,
                 f"emulator state {self.state_path}: {row.size} ports, not {self.ports}")
         where = f"emulator state {self.state_path}"

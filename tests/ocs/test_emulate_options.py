@@ -52,3 +52,13 @@ def test_emulate_with_a_known_hosts_file_that_is_not_text(capsys, tmp_path, monk
     one_line_refusal(code, out, err, str(kh))
     assert "UnicodeDecodeError" not in err
     assert kh.read_bytes() == bytes(range(128, 256)) * 4      # left as it was
+
+
+@pytest.mark.parametrize("row", ["[1e400, 1, 2, 3]", "[0.7, 1, 2, 3]", "[true, 1, 2, 3]", "[[0], 1, 2, 3]",
+                                 "[" * 100000 + "]" * 100000])
+def test_an_emulator_state_row_of_non_integers_is_refused(capsys, tmp_path, row):
+    """1e400 was an internal OverflowError, 0.7 and true were read as ports 0 and 1."""
+    state = tmp_path / "state.json"
+    state.write_text('{"ports": 4, "row": ' + row + "}")
+    code, out, err = run_in_process(capsys, "ocs", "emulate", "--ports", "4", "--state", state, "--seconds", "1")
+    one_line_refusal(code, out, err, f"emulator state {state}")
