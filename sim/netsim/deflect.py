@@ -70,10 +70,8 @@ def zero_load_latency(planes, link_stages: int = 0) -> float:
     """Model latency with no contention, averaged over ordered pairs of distinct nodes:
     ``dist (1 + link_stages) + 2`` cycles (shortest paths: no flit is deflected alone; the
     ejection queue's register takes a cycle, and latency counts to the end of the handshake's)."""
-    planes = np.asarray(planes, dtype=np.int64)
-    M = planes.shape[1]
-    dist = distances(planes)
-    off = ~np.eye(M, dtype=bool)
+    planes, dist, _, _ = tables(planes)
+    off = ~np.eye(planes.shape[1], dtype=bool)
     return float(dist[off].mean()) * (1 + link_stages) + 2
 
 
