@@ -172,6 +172,9 @@ def deflection_trace(planes, rows, *, cycles: int, E: int = 2, link_stages: int 
 
     With ``ready`` always high, a packet alone in the network has ``injected = c`` and
     ``handshake = c + dist(s, d) K + 1``.
+
+    For a network of :class:`permnet.hdl.deflect.DeflectionRouter` with ``stages`` P and L
+    registers on each link, K = P + L, so ``link_stages = P - 1 + L``.
     """
     planes, dist, masks, diameter = tables(planes)
     S, M = planes.shape
