@@ -66,7 +66,7 @@ def state_dir(explicit=None) -> Path:
         path, source = Path(os.environ[STATE_ENV]), STATE_ENV
     else:
         base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-        path, source = Path(base) / "permnet", "XDG_STATE_HOME" if os.environ.get("XDG_STATE_HOME") else "home"
+        path, source = Path(base) / "permnet", "XDG_STATE_HOME" if os.environ.get("XDG_STATE_HOME") else "the default"
     require(not path.exists() or path.is_dir(), f"state directory {path} (from {source}) is not a folder")
     return path
 
