@@ -64,6 +64,49 @@ One router cycle (:func:`route_step`), node n
 4. **Outputs.** Output y carries lane y's flit with ``age`` grown by K
    (saturating at ``2**age_bits - 1``).
 
+Options (model only: the RTL, :class:`permnet.hdl.deflect.DeflectionRouter`, implements the default)
+------------------------------------------------------------------------------------------------------
+Both are off by default, and with them off :func:`route_step` is the router
+above, bit for bit. The simulator models them (``permnet netsim --switching
+deflection --deflect nearest --side-buffer B``) to measure what they are worth.
+
+**Deflection toward the nearest free port** (``neutral_row``, ``deflect="nearest"``
+in the simulator). The *neutral* mask of node n for destination d has bit y
+set iff ``dist(planes[y][n], d) = dist(n, d)`` (:func:`neutral_masks`; 0 for
+d = n): output y keeps the flit as far from d as it is. Productive and neutral
+masks are disjoint; any other output takes the flit one hop further. In the
+permutation network a flit whose productive mask has no bit among the outputs
+its block can still reach (``base .. base + 2^(b+1) - 1``) uses its neutral
+mask in its place for the block's rule (which sides it can use; the winner's
+only side, else the side the loser cannot use): a flit that has lost every
+productive output prefers the side with a neutral one, by the same rule. A
+flit with a productive output in reach uses its productive mask as before, so
+the highest-priority flit still takes a productive output at every node. In
+the ideal allocator, a flit takes the lowest free productive output, else the
+lowest free neutral output, else the lowest free output.
+
+**Side buffer** (``side_buffer = B`` flits per node, MinBD, Fallin et al.,
+NOCS 2012; ``side``: the node's buffer, a list in order of entry). Two steps
+join the cycle:
+
+* 1b (after ejection, before injection). **Re-injection.** The buffered flit of
+  highest priority (the first in the list of equal keys) takes the lowest free
+  slot. If no slot is free and its key is larger than every slot's flit's, it
+  takes the slot of the lowest-priority flit with ``dst != n`` (the lowest slot
+  of equal keys), if there is one, and that flit goes into the side buffer
+  (appended: the buffer holds as many flits as before). Injection (step 2) then takes the
+  lowest slot still free: a buffered flit goes before the injection port's.
+* 3b (after allocation, before the outputs). **Entry.** If the buffer holds
+  fewer than B flits after step 1b, the flit on the lowest-numbered output
+  that is not productive for it (a deflected flit) with ``dst != n`` leaves
+  the router for the buffer (appended); that output carries nothing this
+  cycle. At most one flit enters a cycle.
+
+A buffered flit keeps its age, and its age grows by 1 a cycle in the buffer
+(saturating), so age stays the cycles since injection. Nothing is dropped: a
+flit leaves the router on an output or into the buffer only where the buffer
+has room, and a swap keeps the count. A flit for n is never buffered at n.
+
 Priority is ``(age, src)``, larger first. A flit's age is the cycles since it
 was injected (every flit moves every cycle), so two flits in the network
 never share it: a node injects at most one flit a cycle.
@@ -85,6 +128,29 @@ one is highest. So F leaves within (N - 1) D + D hops. ``age_bits`` holds
 ``N D K`` cycles, so ages do not saturate within the bound. When the user
 holds ``ready`` low, flits to that node are deflected until it takes them:
 no bound holds then (nothing is lost or misdelivered).
+
+With ``neutral_row`` the proof is unchanged: a flit with a productive output in
+reach uses its productive mask, so the highest-priority flit's moves are the
+same, and :func:`hop_bound` holds as stated.
+
+With a side buffer of B > 0 flits a flit can also wait in a buffer, so a
+period per older flit is counted in cycles. The network holds at most
+``N_B = M (S K + B)`` flits (links and side buffers). Let F' be the oldest flit
+in the network at the start of cycle t, every ejection queue drained. If F' is
+on a link it reaches a router by t + K - 1; if it is in a side buffer it is the
+highest-priority flit there and beats every flit in its node's slots, and no
+slot holding a flit for n is left after ejection with drained queues (each
+port ejects one of its slots' flits for n), so in cycle t it takes a free slot
+or the swap puts it in the router (step 1b). From then on it is the
+highest-priority flit of every router it enters: it takes a productive output
+(never a buffer: entry takes deflected flits only) and at its destination it
+is ejected, within D hops. So F' leaves by cycle t + (D + 1) K - 1 and the
+next-oldest flit is the oldest from cycle t + (D + 1) K at the latest. A flit F
+injected in cycle t0 has at most N_B - 1 older flits, which only leave, so F
+is ejected by t0 + N_B (D + 1) K - 1; it leaves a router at most once every K
+cycles, so it takes at most ``N_B (D + 1)`` hops
+(``hop_bound(M, S, D, K, side_buffer=B)``), and ``age_bits(..., side_buffer=B)``
+holds the ``N_B (D + 1) K`` cycles.
 """
 
 from __future__ import annotations
@@ -96,10 +162,11 @@ import numpy as np
 
 from permnet.gen.errors import require
 
-__all__ = ["ALLOCATORS", "EJECT_DEPTH", "Flit", "distances", "productive_masks", "hop_bound", "age_bits",
-           "route_step", "permute", "ideal"]
+__all__ = ["ALLOCATORS", "DEFLECT", "EJECT_DEPTH", "Flit", "distances", "productive_masks", "neutral_masks",
+           "hop_bound", "age_bits", "route_step", "permute", "ideal"]
 
 ALLOCATORS = ("permutation", "ideal")
+DEFLECT = ("any", "nearest")   # where a flit with no productive output goes (module doc: "Options"); model only
 EJECT_DEPTH = 2          # flits per ejection queue: one a cycle at full rate, nothing read from `ready`
 
 
@@ -151,14 +218,30 @@ def productive_masks(planes, dist: np.ndarray | None = None) -> np.ndarray:
     return mask
 
 
-def hop_bound(M: int, S: int, diameter: int, hop_cycles: int = 1) -> int:
-    """Hops within which every flit is delivered while every ejection queue is drained (module doc)."""
+def neutral_masks(planes, dist: np.ndarray | None = None) -> np.ndarray:
+    """``mask[n][d]``: bit y set iff output y of n leaves a flit for d as far from d as it is (0 for d = n):
+    the outputs of ``deflect="nearest"`` (module doc, "Options")."""
+    planes = np.asarray(planes, dtype=np.int64)
+    S, M = planes.shape
+    dist = distances(planes) if dist is None else dist
+    mask = np.zeros((M, M), dtype=np.int64)
+    for y in range(S):
+        mask |= np.where(dist[planes[y]] == dist, 1 << y, 0)
+    np.fill_diagonal(mask, 0)
+    return mask
+
+
+def hop_bound(M: int, S: int, diameter: int, hop_cycles: int = 1, side_buffer: int = 0) -> int:
+    """Hops within which every flit is delivered while every ejection queue is drained (module doc):
+    ``M S K D``; with a side buffer of B > 0 flits, ``M (S K + B) (D + 1)``."""
+    if side_buffer:
+        return M * (S * hop_cycles + side_buffer) * (diameter + 1)
     return M * S * hop_cycles * diameter
 
 
-def age_bits(M: int, S: int, diameter: int, hop_cycles: int = 1) -> int:
+def age_bits(M: int, S: int, diameter: int, hop_cycles: int = 1, side_buffer: int = 0) -> int:
     """Bits of a flit's age: enough for the cycles of :func:`hop_bound` hops."""
-    return max(1, (hop_bound(M, S, diameter, hop_cycles) * hop_cycles).bit_length())
+    return max(1, (hop_bound(M, S, diameter, hop_cycles, side_buffer) * hop_cycles).bit_length())
 
 
 def _beats(a: Flit | None, b: Flit | None) -> bool:
@@ -181,58 +264,78 @@ def _only(use0: bool, use1: bool) -> int | None:
     return None
 
 
-def permute(lanes: list, masks: list[int], S: int) -> list:
+def _use(mask: int, neutral: int | None, q: int, b: int) -> int:
+    """The mask a flit uses in the block of lane q at the stage of bit b: its productive mask, or with
+    ``deflect="nearest"`` its neutral mask when no productive output is in the block's reach."""
+    if neutral is None:
+        return mask
+    reach = ((1 << (1 << (b + 1))) - 1) << ((q >> (b + 1)) << (b + 1))
+    return mask if mask & reach else neutral
+
+
+def permute(lanes: list, masks: list[int], S: int, neutral: list[int] | None = None) -> list:
     """CHIPPER-style permutation network (module doc, step 3): ``lanes[p]`` a flit or None, ``masks[p]``
-    its productive mask; returns the flit on each output."""
+    its productive mask, ``neutral[p]`` its neutral mask (``deflect="nearest"``; None: the default);
+    returns the flit on each output."""
     k = S.bit_length() - 1
     require(S == 1 << k, f"the permutation allocator needs S a power of two, got S = {S}")
     lanes, masks = list(lanes), list(masks)
+    neut = list(neutral) if neutral is not None else [None] * S
     for s in range(k):
         b = k - 1 - s
         for p in range(S):
             if p >> b & 1:
                 continue
             q = p | 1 << b
-            up, lo = (lanes[p], masks[p]), (lanes[q], masks[q])
+            up, lo = (lanes[p], masks[p], neut[p]), (lanes[q], masks[q], neut[q])
             if _beats(lanes[p], lanes[q]):
                 win, lose, win_side = up, lo, 0
             else:
                 win, lose, win_side = lo, up, 1
-            w_only = _only(*_sides(win[1], p, b)) if win[0] is not None else None
-            l_only = _only(*_sides(lose[1], p, b)) if lose[0] is not None else None
+            w_only = _only(*_sides(_use(win[1], win[2], p, b), p, b)) if win[0] is not None else None
+            l_only = _only(*_sides(_use(lose[1], lose[2], p, b), p, b)) if lose[0] is not None else None
             if w_only is not None:
                 win_side = w_only
             elif l_only is not None:
                 win_side = 1 - l_only
             upper, lower = (win, lose) if win_side == 0 else (lose, win)
-            lanes[p], masks[p] = upper
-            lanes[q], masks[q] = lower
+            lanes[p], masks[p], neut[p] = upper
+            lanes[q], masks[q], neut[q] = lower
     return lanes
 
 
-def ideal(lanes: list, masks: list[int], S: int) -> list:
-    """The ideal allocator (module doc, step 3): by priority, the lowest free productive output, else the
-    lowest free output."""
+def ideal(lanes: list, masks: list[int], S: int, neutral: list[int] | None = None) -> list:
+    """The ideal allocator (module doc, step 3): by priority, the lowest free productive output, else (with
+    ``neutral`` masks, ``deflect="nearest"``) the lowest free neutral output, else the lowest free output."""
     out: list = [None] * S
     order = sorted((p for p in range(S) if lanes[p] is not None), key=lambda p: lanes[p].key(), reverse=True)
     for p in order:
         free = [y for y in range(S) if out[y] is None]
         good = [y for y in free if masks[p] >> y & 1]
-        out[(good or free)[0]] = lanes[p]
+        near = [y for y in free if neutral is not None and neutral[p] >> y & 1]
+        out[(good or near or free)[0]] = lanes[p]
     return out
 
 
 def route_step(n: int, slots: list, mask_row, inject: Flit | None, room: list[bool], E: int,
-               hop_cycles: int = 1, age_max: int | None = None, allocator: str = "permutation"):
+               hop_cycles: int = 1, age_max: int | None = None, allocator: str = "permutation",
+               neutral_row=None, side_buffer: int = 0, side: list | None = None):
     """One cycle of node n (module doc).
 
     ``slots[y]``: the flit at input y or None; ``mask_row[d]``: n's productive mask for d;
     ``inject``: the flit the user offers (its ``age`` ignored) or None; ``room[e]``: ejection queue e
     had room at the start of the cycle. Returns ``(outputs, ejected, injected)``: the flit on each
     output (age grown by ``hop_cycles``, saturating at ``age_max``), the flit each ejection port
-    takes (or None), and whether the offered flit was taken."""
+    takes (or None), and whether the offered flit was taken.
+
+    Options (module doc, "Options"; model only): ``neutral_row[d]``, n's neutral mask for d
+    (``deflect="nearest"``); ``side_buffer`` B > 0 with ``side``, n's side buffer at the start of
+    the cycle (a list of at most B flits, in order of entry), which is updated in place to its
+    content at the start of the next cycle (ages grown by 1, saturating at ``age_max``)."""
     S = len(slots)
     require(1 <= E <= S, f"ejection ports must be 1..S, got {E}")
+    require(side_buffer == 0 or (side is not None and len(side) <= side_buffer),
+            "a side buffer needs its content, at most side_buffer flits")
     lanes = list(slots)
     ejected: list = [None] * E
     for e in range(E):
@@ -243,6 +346,20 @@ def route_step(n: int, slots: list, mask_row, inject: Flit | None, room: list[bo
             y = max(cand, key=lambda y: lanes[y].key())
             ejected[e] = lanes[y]
             lanes[y] = None
+    if side_buffer and side:
+        i = max(range(len(side)), key=lambda i: side[i].key())
+        f = side[i]
+        free = [y for y in range(S) if lanes[y] is None]
+        if free:
+            lanes[free[0]] = f
+            del side[i]
+        elif all(f.key() > g.key() for g in lanes):
+            cand = [y for y in range(S) if lanes[y].dst != n]
+            if cand:
+                y = min(cand, key=lambda y: lanes[y].key())
+                del side[i]
+                side.append(lanes[y])
+                lanes[y] = f
     injected = False
     if inject is not None:
         free = [y for y in range(S) if lanes[y] is None]
@@ -250,7 +367,17 @@ def route_step(n: int, slots: list, mask_row, inject: Flit | None, room: list[bo
             lanes[free[0]] = Flit(inject.dst, n, 0, inject.payload)
             injected = True
     masks = [int(mask_row[f.dst]) if f is not None else 0 for f in lanes]
-    out = (permute if allocator == "permutation" else ideal)(lanes, masks, S)
+    neutral = None if neutral_row is None else [int(neutral_row[f.dst]) if f is not None else 0 for f in lanes]
+    out = (permute if allocator == "permutation" else ideal)(lanes, masks, S, neutral)
+    if side_buffer and len(side) < side_buffer:
+        for y, f in enumerate(out):
+            if f is not None and f.dst != n and not int(mask_row[f.dst]) >> y & 1:
+                side.append(f)
+                out[y] = None
+                break
+    if side_buffer:
+        side[:] = [Flit(f.dst, f.src, f.age + 1 if age_max is None else min(f.age + 1, age_max), f.payload)
+                   for f in side]
     grow = []
     for f in out:
         if f is not None:
