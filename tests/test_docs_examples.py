@@ -42,7 +42,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-LINKED = ("bench", "constraints", "docs", "gen", "hdl", "permnet", "sim", "tests", "pyproject.toml", "Makefile")
+LINKED = ("bench", "constraints", "docs", "fusesoc", "gen", "hdl", "permnet", "sim", "tests", "pyproject.toml",
+          "Makefile")
 TIMEOUT_S = 600
 BACKGROUND_WAIT_S = 240
 
