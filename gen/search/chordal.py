@@ -547,16 +547,38 @@ def search(degree: int, k: int, seconds: float = 120.0, budget: int = 200_000, m
 
 def search_diameters(degree: int, ks, *, seconds: float = 120.0, budget: int = 200_000, max_order: int = 16,
                      window: int = 16, start: int | None = None, seed: int = 0, progress: bool = True,
-                     evaluations: int | None = None) -> list[SearchRow]:
+                     evaluations: int | None = None, workers: int = 1, scheduler: str | None = None) -> list[SearchRow]:
     """:func:`search` for each diameter in increasing order.  The first size
     tried is ``start`` if given, else Doty's Table 2 entry, else the ring found
-    for the previous diameter (a ring of diameter <= k-1 also has diameter <= k)."""
-    rows, prev = [], None
-    for k in sorted(set(ks)):
-        first = start if start is not None else (None if (degree, k) in DOTY_TABLE2_C else prev)
-        row = search(degree, k, seconds, budget, max_order, window, first, seed, progress,
-                     evaluations=evaluations)
-        rows.append(row)
-        if row.hit:
-            prev = row.hit.n
+    for the previous diameter (a ring of diameter <= k-1 also has diameter <= k).
+
+    The diameters are independent jobs (:mod:`permnet.gen.parallel`: ``workers``
+    local processes or a Dask ``scheduler``) except where a diameter starts from
+    the previous one's ring: that one is started when the previous has ended.
+    The rows are the same on any number of workers (but for ``seconds``, the
+    time each took, and unless ``seconds`` cut a search)."""
+    from permnet.gen.parallel import Runner
+
+    ks = sorted(set(ks))
+    with Runner(workers, scheduler, progress=False) as runner:
+        alone = runner.serial
+        opts = (seconds, budget, max_order, window, seed, progress and alone, evaluations)
+
+        def submit(k, first):
+            return runner.submit(_diameter_job, (degree, k, first, opts))
+
+        fixed = {k: submit(k, start if start is not None else None) for k in ks
+                 if start is not None or (degree, k) in DOTY_TABLE2_C}
+        rows, prev = [], None
+        for k in ks:
+            row = runner.result(fixed[k] if k in fixed else submit(k, prev))
+            rows.append(row)
+            if row.hit:
+                prev = row.hit.n
     return rows
+
+
+def _diameter_job(job) -> SearchRow:
+    """:func:`search` of one diameter (module level: processes and Dask pickle it by name)."""
+    degree, k, first, (seconds, budget, max_order, window, seed, progress, evaluations) = job
+    return search(degree, k, seconds, budget, max_order, window, first, seed, progress, evaluations=evaluations)

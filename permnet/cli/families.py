@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import EXACT_OPTION, POSITIVE_FLOAT, SEED, ocs_output_options, written
+from permnet.cli.common import EXACT_OPTION, POSITIVE_FLOAT, SEED, ocs_output_options, parallel_options, written
 from permnet.gen.errors import PermnetError, require
 
 TOPO_KEYS = ("family", "nodes", "degree", "ports", "diameter", "diameter_lower_bound", "avg_hops", "avg_hops_ci95",
@@ -252,8 +252,9 @@ def _register_search(cli):
     @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="table: .md or .json")
     @click.option("--json", "as_json", is_flag=True)
     @click.option("--quiet", is_flag=True, help="no progress bar")
+    @parallel_options
     def search_chordal(degree, diameters, diameter, seconds, evaluations, budget, max_order, window, start, seed,
-                       output, as_json, quiet):
+                       output, as_json, quiet, workers, scheduler):
         """Largest chordal rings of a degree, per diameter (Doty, Section 3 and Table 2)."""
         from permnet.fileio import atomic_write, dumps_json
         from permnet.gen.search.chordal import search_diameters
@@ -263,7 +264,8 @@ def _register_search(cli):
         require(budget > 0 and window > 0, "--budget and --window must be positive")
         require(evaluations is None or evaluations > 0, "--evals must be positive")
         rows = search_diameters(degree, ks, seconds=seconds, budget=budget, max_order=max_order, window=window,
-                                start=start, seed=seed, progress=not quiet, evaluations=evaluations)
+                                start=start, seed=seed, progress=not quiet, evaluations=evaluations, workers=workers,
+                                scheduler=scheduler)
         data = [r.as_dict() for r in rows]
         if output:
             atomic_write(output, dumps_json({"rows": data}) if output.endswith(".json") else chordal_table(rows))
