@@ -17,6 +17,7 @@ from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.gen.routing import deflection as spec
+from permnet.hdl.muxtree import mux_word
 
 __all__ = ["DeflectionRouter", "STAGES", "deflect_layout", "deflect_link_signature"]
 
@@ -114,11 +115,15 @@ class DeflectionRouter(wiring.Component):
     """
 
     def __init__(self, planes, node: int, *, ejection: int = 2, width: int = 32, stages: int = 1,
-                 hop_cycles: int | None = None, age_bits: int | None = None, loadable: bool = False):
+                 hop_cycles: int | None = None, age_bits: int | None = None, loadable: bool = False,
+                 cells: str = "generic"):
         arr = np.asarray(planes, dtype=np.int64)
         require(arr.ndim == 2 and arr.shape[0] >= 1 and arr.shape[1] >= 1, "planes must be S lists of M nodes")
         S, M = arr.shape
-        require(S & (S - 1) == 0, f"the deflection router's permutation network needs S a power of two, got S = {S}")
+        require(S >= 2 and S & (S - 1) == 0,
+                f"the deflection router's permutation network needs S a power of two >= 2, got S = {S}")
+        require(cells in ("generic", "ecp5"), f"unknown cells {cells!r} (generic, ecp5)")
+        self.cells = cells
         require(0 <= node < M, f"node must be 0..{M - 1}, got {node}")
         require(1 <= ejection <= S, f"ejection ports must be 1..S = {S}, got {ejection}")
         require(isinstance(width, int) and width >= 1, f"payload width must be >= 1 bit, got {width}")
@@ -144,13 +149,24 @@ class DeflectionRouter(wiring.Component):
             "ej": Out(stream.Signature(data.StructLayout({"src": self.nb, "payload": width}))).array(ejection)})
 
     # ------------------------------------------------------------------ helpers
-
-    # ------------------------------------------------------------------ helpers
     #
-    # The data path only moves flits: every decision is taken from bits computed from the inputs
-    # in parallel (one comparator per pair of slots, the masks, "bound here"), and a position of
-    # the permutation network carries which lane it holds (one-hot), not the lane's key; the
-    # flits' ages are grown on the way in, so no adder follows a multiplexer.
+    # The data path only moves flits: every decision is taken from bits computed from the
+    # inputs in parallel (one comparator per pair of slots, the masks, "bound here"). A block's
+    # decision is computed for every pair of lanes that can meet in it, from lane bits only,
+    # and the earlier blocks' decisions pick one (a position carries which lane it holds,
+    # one-hot); the ages are grown on the way in, so no adder follows a multiplexer.
+
+    def _mux(self, m, words, sel, name):
+        """``words[sel]``: a balanced multiplexer, of hand-mapped ECP5 cells with ``cells="ecp5"``
+        (:func:`permnet.hdl.muxtree.mux_word`)."""
+        if len(words) == 1:
+            return words[0]
+        return mux_word(m, words, sel, self.cells, f"{name}", in_range=True)
+
+    @staticmethod
+    def _index(onehot: dict):
+        """The binary index of a one-hot ``{index: bit}``."""
+        return _or(Mux(bit, j, 0) for j, bit in onehot.items())
 
     def _mask(self, m, dst, name):
         """Node n's productive mask for ``dst``: a constant table (0 beyond M)."""
@@ -181,9 +197,9 @@ class DeflectionRouter(wiring.Component):
                      [cand[i] & ~self._ge(m, y, ys[i]) for i in range(j + 1, len(ys))]
             m.d.comb += t.eq(cand[j] & ~Cat(*beaten).any() if beaten else cand[j])
             take.append(t)
-        word = 0
-        for t, y in zip(take, ys):
-            word = word | Mux(t, Cat(self.i[y].flit.src, self.i[y].flit.payload), 0)
+        sel = Signal(range(len(ys)) if len(ys) > 1 else 1, name=f"ej{e}_sel")
+        m.d.comb += sel.eq(self._index(dict(enumerate(take))))
+        word = self._mux(m, [Cat(self.i[y].flit.src, self.i[y].flit.payload) for y in ys], sel, f"ej{e}_mux")
         return dict(zip(ys, take)), word
 
     def _queue(self, m, e, push, flit):
@@ -195,7 +211,7 @@ class DeflectionRouter(wiring.Component):
         count = Signal(range(spec.EJECT_DEPTH + 1), name=f"ej{e}_count")
         room = Signal(name=f"ej{e}_room")
         m.d.comb += [room.eq(count < spec.EJECT_DEPTH), port.valid.eq(count != 0),
-                     port.payload.eq(Mux(rp, ent[1], ent[0]))]
+                     port.payload.eq(self._mux(m, ent, rp, f"ej{e}_rd"))]
         pop = port.valid & port.ready
         with m.If(push):
             m.d.sync += wp.eq(~wp)
@@ -208,37 +224,31 @@ class DeflectionRouter(wiring.Component):
         m.d.sync += count.eq(count + push - pop)
         return room
 
-    def _block(self, m, pos, p, q, b, ge, name):
-        """One 2x2 block of the stage of bit b (spec step 3) on positions p (upper) and
-        q = p + 2^b; ``ge(a, c)``: lane a's priority >= lane c's."""
-        P, Q = pos[p], pos[q]
-        higher = Cat(*(P["oh"][a] & Q["oh"][c] & ge(a, c) for a in P["oh"] for c in Q["oh"])).any()
-        up = Signal(name=f"{name}_up")              # the upper position's flit wins
-        m.d.comb += up.eq(P["valid"] & (~Q["valid"] | higher))
+    def _decide(self, m, lanes, a, c, p, b, name):
+        """The swap of the block of bit b at positions p, p + 2^b holding lanes a (upper) and c
+        (lower), from lane bits only (spec step 3): the upper wins iff it holds a flit and the
+        lower none or one of priority at most its own; the winner takes the side its mask alone
+        allows, else the side the loser's mask alone does not need, else stays."""
         base = (p >> (b + 1)) << (b + 1)
         lo = ((1 << (1 << b)) - 1) << base          # side 0: outputs base .. base + 2^b - 1
         hi = lo << (1 << b)
 
         def only(x):
-            # (the flit can use one side only, that side)
-            u0, u1 = (x["mask"] & lo).any(), (x["mask"] & hi).any()
-            return x["valid"] & (u0 ^ u1), u1
+            # (the flit can use one side only, that side): two lane bits per (lane, base, b)
+            def build(lane):
+                u0, u1 = (lane["mask"] & lo).any(), (lane["mask"] & hi).any()
+                return Cat(lane["valid"] & (u0 ^ u1), u1)
+            bits = lanes.fact(("only", x, base, b), lambda ls: build(ls[x]), 2)
+            return bits[0], bits[1]
 
-        p_only, p_side = only(P)
-        q_only, q_side = only(Q)
-        w_only, w_side = Mux(up, p_only, q_only), Mux(up, p_side, q_side)
-        l_only, l_side = Mux(up, q_only, p_only), Mux(up, q_side, p_side)
-        side = Signal(name=f"{name}_side")          # the side the winner takes
-        m.d.comb += side.eq(Mux(w_only, w_side, Mux(l_only, ~l_side, ~up)))
-        swap = Signal(name=f"{name}_swap")          # the upper output takes the lower position's flit
-        m.d.comb += swap.eq(side == up)
-        out = {}
-        for r, a, c in ((p, P, Q), (q, Q, P)):
-            x = out[r] = {"valid": Signal(name=f"{name}_v{r}"), "mask": Signal(self.S, name=f"{name}_m{r}"),
-                          "oh": {j: Signal(name=f"{name}_oh{r}_{j}") for j in sorted(set(a["oh"]) | set(c["oh"]))}}
-            m.d.comb += [x["valid"].eq(Mux(swap, c["valid"], a["valid"])), x["mask"].eq(Mux(swap, c["mask"], a["mask"]))]
-            m.d.comb += [s.eq(Mux(swap, c["oh"].get(j, 0), a["oh"].get(j, 0))) for j, s in x["oh"].items()]
-        return out
+        up = lanes[a]["valid"] & (~lanes[c]["valid"] | lanes.fact(("ge", a, c), lambda ls: self._lane_ge(a, c), 1))
+        a_only, a_side = only(a)
+        c_only, c_side = only(c)
+        w_only, w_side = Mux(up, a_only, c_only), Mux(up, a_side, c_side)
+        l_only, l_side = Mux(up, c_only, a_only), Mux(up, c_side, a_side)
+        swap = Signal(name=f"{name}_sw{a}_{c}")     # the upper output takes the lower lane's flit
+        m.d.comb += swap.eq(Mux(w_only, w_side, Mux(l_only, ~l_side, ~up)) == up)
+        return swap
 
     # ------------------------------------------------------------------ the router
 
@@ -265,77 +275,90 @@ class DeflectionRouter(wiring.Component):
         here = [Signal(name=f"inj_at{y}") for y in range(S)]
         m.d.comb += [here[y].eq(self.inj.valid & free[y] & ~Cat(*free[:y]).any() if y else self.inj.valid & free[0])
                      for y in range(S)]
-        # lane y: the slot's flit (unless ejected) or the injected one; its data with the age grown by K
+        # lane y: the slot's flit (unless ejected) or the injected one, the age grown by K
+        inj_word = Cat(self.inj.payload.dst, Const(n, self.nb), Const(min(K, top), self.age_bits),
+                       self.inj.payload.payload)
         inj_mask = self._mask(m, self.inj.payload.dst, "inj_mask")
-        pos, lane_data = [], []
+        lanes = _Lanes(m)
         for y in range(S):
             f = self.i[y].flit
             grown = Signal(self.age_bits + _bits(K), name=f"grown{y}")
             m.d.comb += grown.eq(f.age + K)
-            data_y = Signal(self.layout, name=f"lane{y}_f")
-            m.d.comb += data_y.eq(Mux(here[y], Cat(self.inj.payload.dst, Const(n, self.nb), Const(min(K, top),
-                                                                                                  self.age_bits),
-                                                   self.inj.payload.payload),
-                                      Cat(f.dst, f.src, Mux(grown > top, top, grown[:self.age_bits]), f.payload)))
-            lane_data.append(data_y)
-            x = {"valid": Signal(name=f"lane{y}_v"), "mask": Signal(S, name=f"lane{y}_m"),
-                 "oh": {y: Const(1, 1)}}
+            word = Signal(self.layout.as_shape().width, name=f"lane{y}_f")
+            m.d.comb += word.eq(self._mux(m, [Cat(f.dst, f.src, Mux(grown > top, top, grown[:self.age_bits]),
+                                                  f.payload), inj_word], here[y], f"lane{y}_mux"))
+            x = {"valid": Signal(name=f"lane{y}_v"), "mask": Signal(S, name=f"lane{y}_m"), "word": word}
             m.d.comb += [x["valid"].eq(here[y] | self.i[y].valid & ~take[y]),
                          x["mask"].eq(Mux(here[y], inj_mask, self._mask(m, f.dst, f"mask{y}")))]
-            pos.append(x)
+            lanes.append(x)
 
         # lane a's priority >= lane c's: the slots' comparator, or the injected flit's key (0, n)
-        lane_ge = {}
+        def lane_ge(a, c):
+            fa, fc = self.i[a].flit, self.i[c].flit
+            return Mux(here[a], (fc.age == 0) & (fc.src <= n),
+                       Mux(here[c], (fa.age != 0) | (fa.src >= n), self._ge(m, a, c)))
+        self._lane_ge = lane_ge
+        if self.P == 2:
+            # P = 2: the lanes, and the bits the blocks derive from them, in registers
+            lanes = lanes.registered()
 
-        def ge_comb(a, c):
-            if (a, c) not in lane_ge:
-                fa, fc = self.i[a].flit, self.i[c].flit
-                inj_over_c = (fc.age == 0) & (fc.src <= n)
-                a_over_inj = (fa.age != 0) | (fa.src >= n)
-                g = lane_ge[a, c] = Signal(name=f"lge{a}_{c}")
-                m.d.comb += g.eq(Mux(here[a], inj_over_c, Mux(here[c], a_over_inj, self._ge(m, a, c))))
-            return lane_ge[a, c]
-
-        # 3. the permutation network; P = 2 registers the positions before stage k // 2
+        # 3. the permutation network: positions hold lanes, one-hot
         k = S.bit_length() - 1
-        ge = ge_comb
-        registered = {}
-
-        def ge_reg(a, c):
-            if (a, c) not in registered:
-                r = registered[a, c] = Signal(name=f"lge_r{a}_{c}")
-                m.d.sync += r.eq(ge_comb(a, c))
-            return registered[a, c]
-
-        def register(pos, lane_data):
-            out = []
-            for y, x in enumerate(pos):
-                r = {"valid": Signal(name=f"mid{y}_v"), "mask": Signal(S, name=f"mid{y}_m"),
-                     "oh": {j: Signal(name=f"mid{y}_oh{j}") for j in x["oh"]}}
-                m.d.sync += [r["valid"].eq(x["valid"]), r["mask"].eq(x["mask"])]
-                m.d.sync += [r["oh"][j].eq(x["oh"][j]) for j in x["oh"]]
-                out.append(r)
-            regs = [Signal(self.layout, name=f"mid{y}_f") for y in range(S)]
-            m.d.sync += [r.eq(d) for r, d in zip(regs, lane_data)]
-            return out, regs
-
+        pos = [{y: Const(1, 1)} for y in range(S)]
         for s in range(k):
-            if self.P == 2 and s == k // 2:
-                (pos, lane_data), ge = register(pos, lane_data), ge_reg
             b = k - 1 - s
             nxt = list(pos)
             for p in range(S):
-                if not p >> b & 1:
-                    out = self._block(m, pos, p, p | 1 << b, b, ge, f"st{s}_{p}")
-                    nxt[p], nxt[p | 1 << b] = out[p], out[p | 1 << b]
+                if p >> b & 1:
+                    continue
+                q = p | 1 << b
+                P, Q = pos[p], pos[q]
+                name = f"st{s}_{p}"
+                swap = Signal(name=f"{name}_swap")
+                m.d.comb += swap.eq(_or(P[a] & Q[c] & self._decide(m, lanes, a, c, p, b, name)
+                                        for a in P for c in Q))
+                for r, X, Y in ((p, P, Q), (q, Q, P)):
+                    nxt[r] = {}
+                    for j in sorted(set(X) | set(Y)):
+                        bit = nxt[r][j] = Signal(name=f"{name}_oh{r}_{j}")
+                        m.d.comb += bit.eq(Mux(swap, Y.get(j, 0), X.get(j, 0)))
             pos = nxt
-        if self.P == 2 and k == 0:
-            pos, lane_data = register(pos, lane_data)
 
         # 4. outputs: output y takes the lane its position holds
         for y in range(S):
-            sel = Signal(range(S) if S > 1 else 1, name=f"sel{y}")
-            m.d.comb += sel.eq(_or(Mux(bit, j, 0) for j, bit in pos[y]["oh"].items()))
-            word = Array(lane_data)[sel] if S > 1 else lane_data[0]
-            m.d.sync += [self.o[y].valid.eq(pos[y]["valid"]), self.o[y].flit.eq(word)]
+            sel = Signal(range(S), name=f"sel{y}")
+            m.d.comb += sel.eq(self._index(pos[y]))
+            m.d.sync += [self.o[y].valid.eq(_or(bit & lanes[j]["valid"] for j, bit in pos[y].items())),
+                         self.o[y].flit.eq(self._mux(m, [x["word"] for x in lanes], sel, f"out{y}_mux"))]
         return m
+
+
+class _Lanes(list):
+    """The lanes (``valid``, ``mask``, ``word``) and the bits derived from them that the blocks
+    ask for (``fact``: built once per key; behind the P = 2 register, registered)."""
+
+    def __init__(self, m, source: "_Lanes | None" = None):
+        super().__init__()
+        self.m, self.source, self._facts = m, source, {}
+
+    def fact(self, key, build, width):
+        """The value ``build(lanes)`` of the lanes before any register, through this one's."""
+        if key not in self._facts:
+            name = "_".join(str(k) for k in key)
+            if self.source is None:
+                v = Signal(width, name=f"lane_{name}")
+                self.m.d.comb += v.eq(build(self))
+            else:
+                v = Signal(width, name=f"mid_{name}")
+                self.m.d.sync += v.eq(self.source.fact(key, build, width))
+            self._facts[key] = v
+        return self._facts[key]
+
+    def registered(self) -> "_Lanes":
+        """The same lanes through a register stage (valid reset to 0)."""
+        out = _Lanes(self.m, self)
+        for y, x in enumerate(self):
+            r = {key: Signal(len(v), name=f"mid{y}_{key}") for key, v in x.items()}
+            self.m.d.sync += [r[key].eq(v) for key, v in x.items()]
+            out.append(r)
+        return out

@@ -15,14 +15,30 @@ from dataclasses import dataclass
 
 from permnet.gen.errors import require
 from permnet.gen.hexfile import hex_digits
+from permnet.gen.limits import RTL_VC_BUFFERS
 from permnet.gen.routing.allocation import ALLOCATORS
 
 __all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "ALLOCATORS", "NetworkPlan", "plan", "network",
            "stream_network", "stream_routes", "swap_words", "router_for", "wired_network", "deflection_router"]
 
 MAX_NODES = 64          # the RTL network is for small networks
-MAX_VC_BUFFERS = 512    # M*S*vcs: elaboration time grows with it (issue 29: -M 64 -S 8 did not finish)
+MAX_VC_BUFFERS = RTL_VC_BUFFERS    # M*S*vcs: elaboration time grows with it (issue 29: -M 64 -S 8 did not finish)
 MAX_FLIT_WIDTH = 1024   # payload bits per flit
+MAX_BUFFER = 1024       # flits per VC (netsim's bound)
+# S*vcs*buffer flit slots of one router (rtl/synth router): elaboration time grows with them
+# (LDI(8,2): 24 slots 9 s, 256 slots 45 s, 1536 slots 100 s on 2 busy cores)
+MAX_ROUTER_FLITS = 2048
+MAX_SPAN = 1 << 16      # cycles over which the seeded trace starts its packets (rtl network --span)
+MAX_PACKETS = 1 << 16   # packets of that trace (one init-file entry each)
+
+
+def _check_buffers(vcs, buffer) -> None:
+    """``--vcs`` (None: the longest route) and ``--buffer``, as every VC network command bounds them."""
+    from permnet.gen.analysis.deadlock import MAX_VCS
+
+    require(vcs is None or 1 <= vcs <= MAX_VCS, f"--vcs must be in 1..{MAX_VCS}, got {vcs}")
+    require(2 <= buffer <= MAX_BUFFER and buffer & (buffer - 1) == 0,
+            f"--buffer must be a power of two in 2..{MAX_BUFFER} flits, got {buffer}")
 ROUTER_CHOICES = ("auto", "nexthop", "table")   # auto, then :data:`permnet.hdl.network.ROUTERS`
 ENDPOINTS = ("selftest", "stream")              # trace generators and checkers, or AXI-Stream ports
 STREAM_FLIT_WIDTH = 32                          # tdata bits when --flit-width is not given
@@ -78,8 +94,7 @@ def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: 
     from permnet.sim import netsim
 
     require(M <= MAX_NODES, f"the RTL network is for small networks (M <= {MAX_NODES}), got {M}")
-    require(vcs is None or vcs >= 1, f"--vcs must be >= 1, got {vcs}")
-    require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
+    _check_buffers(vcs, buffer)
     net = wired_network(M, S, topology, planes_file)
     t = net.table
     vcs = vcs or t.max_hops
@@ -91,6 +106,8 @@ def plan(M: int, S: int, topology: str = "ldi", vcs: int | None = None, buffer: 
         tr = netsim.parse_trace(read_text(trace), M, None if switching == "wormhole" else buffer, where=trace)
         rows = [tuple(int(a[i]) for a in tr.trace) for i in range(tr.trace[0].size)]
     else:
+        require(1 <= span <= MAX_SPAN, f"--span must be 1..{MAX_SPAN} cycles, got {span}")
+        require(1 <= packets <= MAX_PACKETS, f"--packets must be 1..{MAX_PACKETS}, got {packets}")
         rows = random_trace(M, packets, span, max_size, seed)
         text = "".join(f"{c} {s} {d} {z}\n" for c, s, d, z in rows)
         tr = netsim.parse_trace(text, M, None if switching == "wormhole" else buffer)
@@ -159,7 +176,8 @@ def _network(M, S, topology, vcs, buffer, switching, trace, packets, span, max_s
     if endpoints == "stream":
         require(trace is None, "--trace drives the self-test's generators; streams take no trace")
         return stream_network(M, S, topology, vcs, buffer, switching, flit_width, router, max_size, link_stages,
-                              planes, planes_file, credit_stages, allocator, plane_stages, lanes or 1)
+                              planes, planes_file, credit_stages, allocator, plane_stages,
+                              1 if lanes is None else lanes)
     require(plane_stages == 0, "--plane-stages needs --endpoints stream")
     require(lanes is None, "--lanes needs --endpoints stream (the self-test's routers have S lanes)")
     require(allocator == "combined", f"--allocator {allocator} needs --endpoints stream (one ejection port "
@@ -216,7 +234,7 @@ def stream_network(M: int, S: int, topology: str = "ldi", vcs: int | None = None
     require(1 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 1..{MAX_FLIT_WIDTH} bits for streams, "
             f"got {flit_width}")
     require(M <= MAX_NODES, f"the RTL network is for small networks (M <= {MAX_NODES}), got {M}")
-    require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
+    _check_buffers(vcs, buffer)
     require(max_size >= 1, f"--max-size must be >= 1 flit, got {max_size}")
     require(0 <= link_stages <= 16, f"--link-stages must be 0..16, got {link_stages}")
     require(0 <= credit_stages <= 16, f"--credit-stages must be 0..16, got {credit_stages}")
@@ -302,7 +320,7 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
     from permnet.hdl.router import EJECT_MODES, Router, bits
 
     require(1 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 1..{MAX_FLIT_WIDTH} bits, got {flit_width}")
-    require(buffer >= 2 and buffer & (buffer - 1) == 0, f"--buffer must be a power of two >= 2, got {buffer}")
+    _check_buffers(vcs, buffer)
     require(1 <= lanes <= 16, f"--lanes must be 1..16, got {lanes}")
     require(eject in EJECT_MODES, f"unknown ejection {eject!r} ({', '.join(EJECT_MODES)})")
     size = buffer if max_size is None else max_size
@@ -311,6 +329,8 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
             f"virtual cut-through needs --buffer ({buffer}) >= --max-size ({size}), the longest packet")
     net, routes, vcs = stream_routes(M, S, topology, vcs, router)
     require(0 <= node < M, f"--node must be a node of the network (0..{M - 1}), got {node}")
+    require(S * vcs * buffer <= MAX_ROUTER_FLITS, f"one router elaborates S*vcs*buffer <= {MAX_ROUTER_FLITS} flit "
+            f"slots (1536 take about 100 s); got {S}*{vcs}*{buffer} = {S * vcs * buffer}")
     comp = Router(routes, node, vcs=vcs, buffer=buffer, lanes=lanes, wormhole=switching == "wormhole",
                   size_bits=bits(max(size, buffer)), data_fields={"payload": flit_width}, eject=eject,
                   link_stages=link_stages, credit_stages=credit_stages, cells=cells, allocator=allocator,
@@ -323,11 +343,12 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
 
 
 def deflection_router(M: int, S: int, topology: str = "ldi", node: int = 0, flit_width: int = STREAM_FLIT_WIDTH,
-                      ejection: int = 2, stages: int = 1, planes_file=None):
+                      ejection: int = 2, stages: int = 1, planes_file=None, cells: str = "generic"):
     """One :class:`permnet.hdl.deflect.DeflectionRouter` on its own (:class:`permnet.hdl.emit.Generated`
     named ``deflection_router``): node ``node`` of :func:`wired_network` (M, S, ``topology`` or
     ``planes_file``), ``flit_width`` payload bits, ``ejection`` ejection streams, ``stages``
-    register stages per hop (1 or 2; the spec's ``hop_cycles``). Its ports as top-level ports:
+    register stages per hop (1 or 2; the spec's ``hop_cycles``); ``cells="ecp5"`` builds its
+    multiplexers of hand-mapped ECP5 cells (synthesis only). Its ports as top-level ports:
     links ``i__{y}__*`` and ``o__{y}__*``, ``inj__*``, ``ej__{e}__*``. ``permnet synth router
     --switching deflection`` registers every port at the boundary, as for the VC router."""
     from permnet.hdl import emit
@@ -338,8 +359,9 @@ def deflection_router(M: int, S: int, topology: str = "ldi", node: int = 0, flit
     require(0 <= node < M, f"--node must be a node of the network (0..{M - 1}), got {node}")
     require(1 <= ejection <= S, f"--ejection-width must be 1..S = {S}, got {ejection}")
     require(stages in (1, 2), f"--stages must be 1 or 2, got {stages}")
-    comp = DeflectionRouter(net.table.planes.tolist(), node, ejection=ejection, width=flit_width, stages=stages)
+    comp = DeflectionRouter(net.table.planes.tolist(), node, ejection=ejection, width=flit_width, stages=stages,
+                            cells=cells)
     params = {"topology": net.name, "node": node, "switching": "deflection", "flit_width": flit_width,
               "ejection_width": ejection, "stages": stages, "hop_cycles": comp.K, "age_bits": comp.age_bits,
-              "diameter": comp.diameter}
+              "diameter": comp.diameter, "cells": cells}
     return emit.Generated("router", "deflection_router", comp, params)

@@ -18,13 +18,18 @@ from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
 from permnet.rtlnet import ALLOCATORS, ENDPOINTS, ROUTER_CHOICES
 
 
+MAX_IDLE_TIMEOUT = (1 << 32) - 1   # the bridge's idle counter: 32 bits (43 s at 100 MHz)
+MAX_PIPELINE = 64                  # next-hop unit latency in cycles (its closed form needs a few)
+
+
 def nexthop_options(f):
     f = click.option("--digits", type=click.Choice(["serial", "parallel"]), default="serial", show_default=True,
                      help="digit extraction: fewer LUTs (serial) or higher Fmax (parallel)")(f)
     f = click.option("--shortcut/--no-shortcut", default=True, show_default=True)(f)
     f = click.option("--variant", type=click.Choice(["auto", "closed", "table", "naive"]), default="auto",
                      show_default=True, help="closed form (Melhem), route table, or the %/'//' baseline")(f)
-    f = click.option("--pipeline", type=int, default=1, show_default=True, help="latency in cycles (>= 1)")(f)
+    f = click.option("--pipeline", type=click.IntRange(1, MAX_PIPELINE), default=1, show_default=True,
+                     help="latency in cycles")(f)
     return ldi_options(f)
 
 
@@ -101,6 +106,8 @@ def gen_planes(kind, planes_path, fwd_width, bwd_width, register, network, targe
     from permnet.hdl import emit
     from permnet.planeload import read_planes
 
+    require(kind == "benes" or not _given(["network"]), f"--network is an option of --kind benes, not --kind {kind}")
+
     return emit.planes(kind, read_planes(planes_path), fwd_width, bwd_width, register=register, network=network,
                        target=target)
 
@@ -110,7 +117,7 @@ def hil_param_options(f):
     ``permnet rtl hil``, ``permnet hil sim``, ``permnet hil regmap`` (through :func:`hil_options`)
     and ``permnet board --design hil`` (beside its ``--hil-design``) share; :func:`hil_params`
     turns them into ``HilTop`` keywords."""
-    f = click.option("--idle-timeout", type=click.IntRange(min=16), default=None,
+    f = click.option("--idle-timeout", type=click.IntRange(16, MAX_IDLE_TIMEOUT), default=None,
                      help="cycles without a byte before the bridge drops a partial frame")(f)
     f = click.option("--vcs", type=click.IntRange(1, 15), default=None,
                      help="network: hop-indexed VCs, the longest route a loaded configuration may have "
@@ -119,7 +126,7 @@ def hil_param_options(f):
                      show_default=True, help="network: fixed wires, or planes loadable over the link "
                      "(with the drained swap; Beneš: --network benes|waksman)")(f)
     f = click.option("--plain", is_flag=True, help="UARTBone only, without the CRC-framed mode")(f)
-    f = click.option("--nh-pipeline", type=click.IntRange(min=1), default=2, show_default=True,
+    f = click.option("--nh-pipeline", type=click.IntRange(1, MAX_PIPELINE), default=2, show_default=True,
                      help="next-hop unit latency")(f)
     f = click.option("--degree", "-S", "S", type=int, default=3, show_default=True,
                      help="next hop, network: LDI degree S")(f)
@@ -152,6 +159,11 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
     except ValueError:
         raise PermnetError(f"--pipeline-mask: {mask_text!r} is not an integer (e.g. 0b101, 0x5, 5)") from None
     require(mask >= 0, "--pipeline-mask must be >= 0")
+    used = set().union(*(HIL_DESIGN_OPTIONS[d] for d in ((design,) if design != "all" else HIL_DESIGN_OPTIONS)
+                         if d != "network" or design == "network"))
+    stray = _given(sorted(HIL_DESIGN_OPTIONS_ALL - used))
+    require(not stray, f"{', '.join(stray)}: {'not an option' if len(stray) == 1 else 'not options'} of the "
+            f"{design} design")
     params = {"design": design, "ports": ports, "width": width, "slots": slots, "size": size, "network": network,
               "pipeline_mask": mask, "M": M, "S": S, "nh_pipeline": nh_pipeline, "framed": not plain}
     if idle_timeout is not None:
@@ -161,6 +173,13 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
     if vcs is not None:
         params["vcs"] = vcs
     return params
+
+
+# the HIL parameters each design reads (by parameter name); any other one given is refused
+HIL_DESIGN_OPTIONS = {"crossbar": {"ports", "width", "slots"}, "benes": {"size", "width", "mask_text", "network"},
+                      "nexthop": {"M", "S", "nh_pipeline"},
+                      "network": {"M", "S", "width", "planes_kind", "vcs", "network"}}
+HIL_DESIGN_OPTIONS_ALL = set().union(*HIL_DESIGN_OPTIONS.values())
 
 
 def hil_rtl_options(f):
@@ -267,7 +286,8 @@ def _given(names) -> list[str]:
     ctx = click.get_current_context(silent=True)
     if ctx is None:
         return []
-    return ["--" + n.replace("_", "-") for n in names
+    flags = {p.name: max(p.opts, key=len) for p in ctx.command.params}
+    return [flags.get(n, "--" + n.replace("_", "-")) for n in names
             if ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT)]
 
 
@@ -279,7 +299,7 @@ def gen_router(target="generic", ejection_width=None, stages=None, **options):
         require(not given, f"--switching deflection has no VCs, buffers or credits: drop {', '.join(given)}")
         return deflection_router(options["M"], options["S"], options["topology"], options["node"],
                                  options["flit_width"], 2 if ejection_width is None else ejection_width,
-                                 1 if stages is None else stages)
+                                 1 if stages is None else stages, cells=target)
     given = _given(DEFLECTION_ONLY)
     require(not given, f"{', '.join(given)} needs --switching deflection")
     return router(**options, cells=target)
@@ -287,6 +307,9 @@ def gen_router(target="generic", ejection_width=None, stages=None, **options):
 
 def gen_network(target="generic", **options):
     from permnet.rtlnet import network
+
+    require(options.get("planes_file") is None or not _given(["topology"]),
+            "--topology: the network of --planes-file replaces the topology; give one of them")
 
     return network(**options, target=target)
 

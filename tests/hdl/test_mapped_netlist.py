@@ -26,6 +26,13 @@ def _router(allocator, lanes=1):
     return router(**kw, cells="generic"), router(**kw, cells="ecp5")
 
 
+def _deflection(stages):
+    from permnet.rtlnet import deflection_router
+
+    kw = dict(M=16, S=4, stages=stages)
+    return deflection_router(**kw, cells="generic"), deflection_router(**kw, cells="ecp5")
+
+
 def _crossbar():
     from permnet.hdl.emit import crossbar
 
@@ -66,6 +73,8 @@ CASES = {
     "router-separate-va-two-lanes": (lambda: _router("separate-va", lanes=2), []),
     "router-combined": (lambda: _router("combined"), [pytest.mark.slow]),
     "router-input-first": (lambda: _router("input-first"), [pytest.mark.slow]),
+    "deflection-router": (lambda: _deflection(1), [pytest.mark.slow]),
+    "deflection-router-stages-2": (lambda: _deflection(2), [pytest.mark.slow]),
     "crossbar-8x8x8": (_crossbar, []),
     "benes-8x8": (_benes, []),
     "planes-crossbar-ldi-8-2": (lambda: _planes("crossbar"), []),
