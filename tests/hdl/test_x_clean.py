@@ -50,7 +50,7 @@ TOPS = {
     "hil_network": ("hil", "--design", "network", *LDI42),
     "hil_network_benes": ("hil", "--design", "network", *LDI42, "--planes", "benes"),
 }
-DEFAULT = {"nexthop_closed", "nexthop_table", "crossbar_tdm", "waksman", "planes_crossbar", "router",
+DEFAULT = {"nexthop_closed", "crossbar_tdm", "waksman", "planes_crossbar", "router",
            "network_stream", "hil_all"}
 
 
