@@ -87,11 +87,13 @@ class DeflectionRouter(wiring.Component):
     * ``stages`` P = 1: ejection, injection and allocation in the cycle t in which the
       flits are on ``i[y]``; ``o[y]`` shows the result from t + 1. A hop is K = 1 cycle
       when the planes are wires.
-    * P = 2: a register before stage ``k // 2`` of the permutation network (before the
-      network for S = 2): ejection and injection still act in cycle t (``inj.ready`` and
-      the ejection FIFOs are as with P = 1), ``o[y]`` shows the same values one cycle
-      later, from t + 2. The spec's model is the same function with the extra register
-      as a link stage: K = 2 (the flits' ages grow by 2 a hop).
+    * P = 2: a register between injection and the permutation network (the lanes' flits,
+      valid bits, and the bits the blocks derive from them: pairwise priorities, one-side
+      bits): ejection and injection still act in cycle t (``inj.ready`` and the ejection
+      FIFOs are as with P = 1), the permutation network and the output multiplexers in
+      t + 1, and ``o[y]`` shows the same values as with P = 1 one cycle later, from t + 2.
+      The spec's model is the same function with the extra register as a link stage:
+      K = 2 (the flits' ages grow by 2 a hop).
     * ``hop_cycles`` K (default P): what a flit's age grows by on each output, the spec's
       ``hop_cycles``; with L register stages on the links outside the router it is P + L.
     * Ejection: a flit ejected in cycle t is in its FIFO at the end of t and on ``ej[e]``
