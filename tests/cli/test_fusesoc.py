@@ -77,3 +77,26 @@ def test_fusesoc_run_on_verilator_delivers_every_packet(tmp_path):
     out = p.stdout + p.stderr
     assert p.returncode == 0, out
     assert f"PASS: {M * PACKETS} packets arrived" in out and "FAIL" not in out, out
+
+
+@pytest.mark.parametrize("design,params", [("crossbar", {"ports": 4, "width": 8}), ("benes", {"size": 4, "width": 8}),
+                                           ("nexthop", {"nodes": 18, "degree": 3, "variant": "table"})])
+def test_generator_core_lists_the_verilog_and_its_data_files(design, params, tmp_path):
+    """The generator on the file FuseSoC writes: the core names the Verilog and
+    the init files ``permnet rtl`` wrote beside it (copied into the build)."""
+    import yaml
+
+    from permnet.fusesoc import generate
+
+    cfg = tmp_path / "unit_input.yml"
+    cfg.write_text(yaml.safe_dump({"files_root": str(tmp_path), "gapi": "1.0", "vlnv": "user:demo:top-unit:0",
+                                   "parameters": {"design": design, **params}}))
+    core = generate(cfg, tmp_path / "gen")
+    assert core.name == "top-unit.core"
+    text = yaml.safe_load(core.read_text().split("\n", 1)[1])       # after the CAPI=2: line
+    files = {k: v for f in text["filesets"]["rtl"]["files"] for k, v in f.items()}
+    written = sorted(p.name for p in (tmp_path / "gen").iterdir() if p.name != core.name)
+    assert sorted(files) == written and f"permnet_{design}.v" in files
+    assert files.pop(f"permnet_{design}.v") == {"file_type": "verilogSource"}
+    assert files and all(v == {"file_type": "user", "copyto": k} and k.endswith(".hex") for k, v in files.items())
+    assert text["name"] == "user:demo:top-unit:0"
