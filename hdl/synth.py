@@ -184,6 +184,11 @@ def _run(tool: str, args: list[str], cwd: Path, timeout: float | None = None) ->
             # ends in a trap (the flat LDI(64,4) network at W = 32: yosys at 4.06 GB, 11 minutes)
             raise PermnetError(f"{tool} stopped with a WebAssembly trap, as a YoWASP tool does when the design "
                                "needs more than the 4 GiB it can address: synthesize a smaller design")
+        if "failed to reserve" in text:
+            # wasmtime reserves the tool's whole 4 GiB address space (and guard pages) up front
+            raise PermnetError(f"{tool} (run in WebAssembly) could not reserve its memory: it needs about 4.1 GB "
+                               "of virtual address space; raise the address-space limit (ulimit -v unlimited, or "
+                               "at least 5000000 KB)")
         tail = text.strip().splitlines()[-3:]
         raise ToolFailed(f"{tool} failed: {' | '.join(tail)}", text)
     return proc.stdout + proc.stderr

@@ -65,12 +65,21 @@ def main(argv=None) -> int:
     import os
     import signal
 
+    received = []       # the signals that arrived: the command ends with the first one's exit status
+
     def _terminated(signum, frame):
         # SystemExit unwinds like an exception: temporary outputs are removed.
+        received.append(signum)
         raise SystemExit(128 + signum)
+
+    def _interrupted(signum, frame):
+        received.append(signum)
+        raise KeyboardInterrupt
 
     if threading_is_main():
         signal.signal(signal.SIGTERM, _terminated)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:    # not when ignored (cmd &)
+            signal.signal(signal.SIGINT, _interrupted)
     try:
         cli.main(args=argv, prog_name="permnet", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -79,11 +88,10 @@ def main(argv=None) -> int:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
         return 0
     except (click.exceptions.Abort, KeyboardInterrupt):
-        click.echo("permnet: interrupted", err=True)
-        return EXIT_INTERRUPTED
+        return _stopped(EXIT_INTERRUPTED, received)
     except SystemExit as exc:
         if exc.code == 128 + signal.SIGTERM:
-            click.echo("permnet: terminated", err=True)
+            _stopped(exc.code, received)
         raise
     except click.ClickException as exc:
         msg = exc.format_message().replace("\n", " ")
@@ -100,12 +108,70 @@ def main(argv=None) -> int:
         click.echo("permnet: error: out of memory: the request is too large for this machine", err=True)
         return EXIT_BAD_INPUT
     except Exception as exc:  # a bug, never reported as bad input
+        code = _signal_status(exc, received)
+        if code is not None:        # a signal raised inside a call that could not pass it on (numba: SystemError)
+            if code == EXIT_INTERRUPTED:
+                return _stopped(code, received)
+            _stopped(code, received)
+            raise SystemExit(code) from None
+        line = _tool_memory_line(exc)
+        if line is not None:
+            click.echo(f"permnet: error: {line}", err=True)
+            return EXIT_BAD_INPUT
         if os.environ.get("PERMNET_DEBUG"):
             raise
         line = f"{type(exc).__name__}: {exc}".replace("\n", " ")
         click.echo(f"permnet: internal error: {line} (PERMNET_DEBUG=1 shows the traceback)", err=True)
         return EXIT_INTERNAL
     return 0
+
+
+def _signal_status(exc: BaseException, received) -> int | None:
+    """130 or 143 when ``exc`` is the consequence of a signal: a ``KeyboardInterrupt`` or the
+    SIGTERM handler's ``SystemExit`` among its causes (a numba kernel returning while the
+    handler's exception is set raises ``SystemError`` from it), or any error after a signal."""
+    import signal
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
+        if isinstance(exc, SystemExit) and exc.code in (128 + signal.SIGTERM, EXIT_INTERRUPTED):
+            return exc.code
+        exc = exc.__cause__ or exc.__context__
+    if received:
+        return EXIT_INTERRUPTED if received[0] == signal.SIGINT else 128 + received[0]
+    return None
+
+
+def _stopped(code: int, received) -> int:
+    """The one line of a command stopped by a signal; when a real signal arrived, the process
+    ends here (the outputs are already removed): tearing down a large elaborated design or
+    numba's state could take seconds more."""
+    import os
+
+    click.echo("permnet: interrupted" if code == EXIT_INTERRUPTED else "permnet: terminated", err=True)
+    if received:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # a closed pipe: nothing more to say
+                pass
+        os._exit(code)
+    return code
+
+
+def _tool_memory_line(exc: BaseException) -> str | None:
+    """The one line for a synthesis tool (yosys, a WebAssembly program run by wasmtime) that
+    could not reserve its address space, as under ``ulimit -v``; None for anything else."""
+    text = str(exc)
+    if type(exc).__name__ == "YosysError" and (
+            "failed to reserve" in text or "Cannot allocate memory" in text):
+        return ("the synthesis tool (yosys, run in WebAssembly) could not reserve its memory: it needs about "
+                "4.1 GB of virtual address space; raise the address-space limit (ulimit -v unlimited, or at "
+                "least 5000000 KB)")
+    return None
 
 
 def threading_is_main() -> bool:
