@@ -14,12 +14,13 @@ from typing import NamedTuple
 import numpy as np
 
 from permnet.gen.errors import require
-from permnet.gen.routing.deflection import ALLOCATORS, age_bits, distances, productive_masks
+from permnet.gen.routing.deflection import ALLOCATORS, DEFLECT, age_bits, distances, neutral_masks, productive_masks
 from permnet.sim.netsim import deflect_kernel
 
 __all__ = ["Delivery", "check", "tables", "zero_load_latency", "simulate", "deflection_trace"]
 
 MAX_NODES = 2048                 # the tables are M x M
+MAX_SIDE_BUFFER = 64             # side-buffer flits per node (spec option, model only)
 
 
 class Delivery(NamedTuple):
@@ -35,8 +36,12 @@ class Delivery(NamedTuple):
     hops: int
 
 
-def check(S: int, E: int, allocator: str) -> None:
-    """Refuse ejection widths outside 1..S, unknown allocators, and the permutation allocator without S = 2^k."""
+def check(S: int, E: int, allocator: str, deflect: str = "any", side_buffer: int = 0) -> None:
+    """Refuse ejection widths outside 1..S, unknown allocators, and the permutation allocator without S = 2^k;
+    unknown deflection rules and side buffers outside 0..MAX_SIDE_BUFFER (the spec's options)."""
+    require(deflect in DEFLECT, f"deflect must be {' or '.join(DEFLECT)}, got {deflect!r}")
+    require(isinstance(side_buffer, int) and 0 <= side_buffer <= MAX_SIDE_BUFFER,
+            f"side buffer must be 0..{MAX_SIDE_BUFFER} flits per node, got {side_buffer}")
     require(isinstance(E, int) and 1 <= E <= S, f"ejection width must be 1..S = 1..{S}, got {E}")
     require(allocator in ALLOCATORS, f"deflection allocator must be {' or '.join(ALLOCATORS)}, got {allocator!r}")
     require(allocator != "permutation" or S & (S - 1) == 0,
@@ -66,6 +71,17 @@ def _tables(key: bytes, S: int, M: int):
     return dist, masks                       # (writeable: numba compiles read-only arrays as another type)
 
 
+def _neutral(planes, dist):
+    """The spec's neutral masks (``deflect="nearest"``), once per planes."""
+    return _neutral_cached(planes.tobytes(), *planes.shape, dist.tobytes())
+
+
+@lru_cache(maxsize=4)
+def _neutral_cached(key: bytes, S: int, M: int, dkey: bytes):
+    planes = np.frombuffer(key, dtype=np.int64).reshape(S, M)
+    return neutral_masks(planes, np.frombuffer(dkey, dtype=np.int64).reshape(M, M))
+
+
 def zero_load_latency(planes, link_stages: int = 0) -> float:
     """Model latency with no contention, averaged over ordered pairs of distinct nodes:
     ``dist (1 + link_stages) + 2`` cycles (shortest paths: no flit is deflected alone; the
@@ -76,16 +92,20 @@ def zero_load_latency(planes, link_stages: int = 0) -> float:
 
 
 def _run(planes, dist, masks, diameter, *, E, allocator, link_stages, qcap, kind, dest, rate, hot, hot_frac, cdf,
-         tc, ts, td, warmup, window, max_cycles, seed, logcap, ej_ready):
+         tc, ts, td, warmup, window, max_cycles, seed, logcap, ej_ready, deflect="any", side_buffer=0):
     from permnet.sim.netsim.run import _interruptible
 
     S, M = planes.shape
     K = 1 + link_stages
-    age_max = (1 << age_bits(M, S, diameter, K)) - 1
+    age_max = (1 << age_bits(M, S, diameter, K, side_buffer)) - 1
+    opts = {}
+    if deflect != "any" or side_buffer:
+        # one compiled signature for every option (a neutral mask of 0 is the default's rule)
+        opts = dict(neutral=_neutral(planes, dist) if deflect == "nearest" else np.zeros_like(masks), B=side_buffer)
     require(M * qcap <= 1 << 24, f"the simulator state would be too large: {M} nodes x {qcap}-packet source queues")
     return _interruptible(planes, masks, dist, E, allocator == "ideal", K, age_max, qcap, kind, dest, float(rate),
                           hot, float(hot_frac), cdf, tc, ts, td, warmup, window, max_cycles, seed, logcap, ej_ready,
-                          fn=deflect_kernel.simulate)
+                          fn=deflect_kernel.simulate, **opts)
 
 
 def simulate(net, traffic, load: float, cfg, name: str | None = None):
@@ -97,7 +117,7 @@ def simulate(net, traffic, load: float, cfg, name: str | None = None):
     table = net.table if hasattr(net, "table") else net
     planes, dist, masks, diameter = tables(table.planes)
     S, M = planes.shape
-    check(S, cfg.ejection_width, cfg.deflection_allocator)
+    check(S, cfg.ejection_width, cfg.deflection_allocator, cfg.deflect, cfg.side_buffer)
     drain = 4 * cfg.cycles if cfg.drain is None else cfg.drain
     empty = np.zeros(0, dtype=np.int64)
     trace = traffic.kind == deflect_kernel.TRACE
@@ -118,7 +138,7 @@ def simulate(net, traffic, load: float, cfg, name: str | None = None):
         hot=traffic.hot, hot_frac=traffic.hot_frac,
         cdf=traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc=tc, ts=ts, td=td, warmup=warmup,
         window=window, max_cycles=max_cycles, seed=cfg.seed, logcap=cfg.log,
-        ej_ready=np.zeros((0, 1, 1), dtype=np.uint8))
+        ej_ready=np.zeros((0, 1, 1), dtype=np.uint8), deflect=cfg.deflect, side_buffer=cfg.side_buffer)
     st = dict(zip(deflect_kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = st["measured_done"]
     if trace:
@@ -139,11 +159,14 @@ def simulate(net, traffic, load: float, cfg, name: str | None = None):
         log=vlog, in_flight=st["in_flight"], created_total=st["created"], delivered_total=st["delivered"],
         deflection_rate=st["deflected_sum"] / st["hops_sum"] if st["hops_sum"] else nan,
         hops_ratio=st["hops_sum"] / st["dist_sum"] if st["dist_sum"] else nan,
-        hops_max=st["hops_max"], hops_max_in_flight=st["hops_max_in_flight"])
+        hops_max=st["hops_max"], hops_max_in_flight=st["hops_max_in_flight"],
+        inject_stall=st["inject_stalled"] / st["inject_waiting"] if st["inject_waiting"] else nan,
+        eject_missed=st["eject_missed"] / (M * window), eject_missed_full=st["eject_missed_full"] / (M * window),
+        side_entered=st["side_entered"] / (M * window))
 
 
 def deflection_trace(planes, rows, *, cycles: int, E: int = 2, link_stages: int = 0, allocator: str = "permutation",
-                     ej_ready=None) -> list[Delivery]:
+                     ej_ready=None, deflect: str = "any", side_buffer: int = 0) -> list[Delivery]:
     """The delivery log of a network of deflection routers fed a trace: what the RTL's network must
     deliver, cycle for cycle.
 
@@ -173,12 +196,16 @@ def deflection_trace(planes, rows, *, cycles: int, E: int = 2, link_stages: int 
     With ``ready`` always high, a packet alone in the network has ``injected = c`` and
     ``handshake = c + dist(s, d) K + 1``.
 
+    ``deflect`` and ``side_buffer``: the spec's options (model only; ``route_step``'s ``neutral_row``
+    and ``side_buffer``, ages saturating at ``2**age_bits(M, S, D, K, side_buffer) - 1``); ``hops``
+    does not count cycles in a side buffer.
+
     For a network of :class:`permnet.hdl.deflect.DeflectionRouter` with ``stages`` P and L
     registers on each link, K = P + L, so ``link_stages = P - 1 + L``.
     """
     planes, dist, masks, diameter = tables(planes)
     S, M = planes.shape
-    check(S, E, allocator)
+    check(S, E, allocator, deflect, side_buffer)
     require(isinstance(link_stages, int) and 0 <= link_stages <= 16, f"link stages must be 0..16, got {link_stages}")
     require(isinstance(cycles, int) and 1 <= cycles <= 10**7, f"cycles must be 1..1e7, got {cycles}")
     arr = np.asarray([tuple(r) for r in rows], dtype=np.int64).reshape(-1, 4 if rows and len(rows[0]) == 4 else 3)
@@ -199,6 +226,6 @@ def deflection_trace(planes, rows, *, cycles: int, E: int = 2, link_stages: int 
         qcap=int(np.bincount(a[:, 1], minlength=M).max()), kind=deflect_kernel.TRACE, dest=np.zeros(1, np.int64),
         rate=1.0, hot=0, hot_frac=0.0, cdf=np.zeros((1, 1)), tc=np.ascontiguousarray(a[:, 0]),
         ts=np.ascontiguousarray(a[:, 1]), td=np.ascontiguousarray(a[:, 2]), warmup=0, window=cycles,
-        max_cycles=cycles, seed=0, logcap=len(a), ej_ready=ready)
+        max_cycles=cycles, seed=0, logcap=len(a), ej_ready=ready, deflect=deflect, side_buffer=side_buffer)
     out = [Delivery(int(order[r[0]]), *(int(x) for x in r[[1, 2, 4, 5, 6, 7, 8]])) for r in log]
     return sorted(out)

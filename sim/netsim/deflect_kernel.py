@@ -13,6 +13,12 @@ the packet that reaches input y of node v in cycle t (K = hop cycles): a flit
 leaving output y of node n in cycle t is written to
 ``pipe[t % K, planes[y, n], y]``, read again K cycles later. Priority key of
 a flit: ``age * M + src`` (the spec's ``(age, src)``, larger first).
+
+The spec's options (model only): ``neutral`` (``deflect="nearest"``, the
+spec's :func:`~permnet.gen.routing.deflection.neutral_masks`; None: the
+default) and ``B``, side-buffer flits per node (0: none). ``sb[n, :sbn[n]]``
+is node n's side buffer in order of entry. A lane's neutral mask is 0 without
+``neutral``, which makes every rule below the default's.
 """
 
 from __future__ import annotations
@@ -25,7 +31,11 @@ from permnet.gen.routing.deflection import EJECT_DEPTH
 # stats vector fields
 STAT_FIELDS = ("cycles", "created_window", "measured", "measured_done", "latency_sum", "hops_sum", "accepted_packets",
                "dropped", "created", "delivered", "in_flight", "dist_sum", "deflected_sum", "hops_max",
-               "hops_max_in_flight")
+               "hops_max_in_flight", "inject_waiting", "inject_stalled", "eject_missed", "eject_missed_full",
+               "side_entered")
+# in the measurement window: node-cycles with a packet at the injection port / those with no free slot
+# for it; flits at their destination not ejected (they leave on an output) / of them, those whose port's
+# queue was full (the others lost to a flit for n of higher priority on the same port); side-buffer entries
 # delivery log columns
 LOG_FIELDS = ("serial", "src", "dst", "created", "injected", "handshake", "node", "port", "hops", "deflections")
 
@@ -34,12 +44,12 @@ UNIFORM, PERMUTATION, HOTSPOT, TRACE, MATRIX = 0, 1, 2, 3, 4
 
 @njit(cache=True, nogil=True)
 def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, hot, hot_frac, cdf, tc, ts, td,
-             warmup, window, max_cycles, seed, logcap, ej_ready, stop=None):
+             warmup, window, max_cycles, seed, logcap, ej_ready, stop=None, neutral=None, B=0):
     S, M = planes.shape
     DEPTH = EJECT_DEPTH
     np.random.seed(seed)
-    # packets: source queues, links (M S K), ejection queues (M E DEPTH)
-    pcap = M * (qcap + S * K + E * DEPTH) + 1
+    # packets: source queues, links (M S K), ejection queues (M E DEPTH), side buffers (M B)
+    pcap = M * (qcap + S * K + E * DEPTH + B) + 1
     psrc = np.zeros(pcap, np.int64)
     pdst = np.zeros(pcap, np.int64)
     pt0 = np.zeros(pcap, np.int64)
@@ -65,6 +75,14 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
     room = np.zeros(E, np.uint8)
     lane = np.full(S, -1, np.int64)
     lmask = np.zeros(S, np.int64)
+    lneut = np.zeros(S, np.int64)
+    sb = np.full((M, max(B, 1)), -1, np.int64)
+    sbn = np.zeros(M, np.int64)
+    inj_wait = 0
+    inj_stall = 0
+    ej_miss = 0
+    ej_miss_full = 0
+    side_in = 0
     out = np.full(S, -1, np.int64)
     placed = np.zeros(S, np.uint8)
     nst = 0
@@ -217,22 +235,31 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                 lane[y] = cur[n, y]
                 if lane[y] >= 0:
                     occupied += 1
-            if occupied == 0 and sqn[n] == 0:
+            if occupied == 0 and sqn[n] == 0 and sbn[n] == 0:
                 continue
             # 1. ejection: port e, if its queue had room, takes the highest-priority flit for n among
             # slots e, e + E, ... (the first of equal keys, as max() does)
             for e in range(E):
                 if room[e] == 0:
+                    if inwin:
+                        for y in range(e, S, E):
+                            if lane[y] >= 0 and pdst[lane[y]] == n:
+                                ej_miss += 1
+                                ej_miss_full += 1
                     continue
                 best = -1
                 bk = -1
+                c = 0
                 for y in range(e, S, E):
                     p = lane[y]
                     if p >= 0 and pdst[p] == n:
+                        c += 1
                         k = page[p] * M + psrc[p]
                         if k > bk:
                             best = y
                             bk = k
+                if inwin and c > 1:
+                    ej_miss += c - 1
                 if best >= 0:
                     p = lane[best]
                     lane[best] = -1
@@ -240,7 +267,53 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                     pport[p] = e
                     eq[n, e, (eqh[n, e] + eqn[n, e]) % DEPTH] = p
                     eqn[n, e] += 1
+            # 1b. side buffer: its oldest flit (the first of equal keys) into the lowest free slot; with
+            # none free, if it beats every slot's flit, it swaps with the lowest-priority flit not for n
+            if sbn[n] > 0:
+                bi = 0
+                bk = page[sb[n, 0]] * M + psrc[sb[n, 0]]
+                for i in range(1, sbn[n]):
+                    k = page[sb[n, i]] * M + psrc[sb[n, i]]
+                    if k > bk:
+                        bi = i
+                        bk = k
+                f = sb[n, bi]
+                fy = -1
+                for y in range(S):
+                    if lane[y] < 0:
+                        fy = y
+                        break
+                g = -1
+                if fy < 0:
+                    older = True
+                    ck = 0
+                    for y in range(S):
+                        k = page[lane[y]] * M + psrc[lane[y]]
+                        if k >= bk:
+                            older = False
+                        if older and pdst[lane[y]] != n and (fy < 0 or k < ck):
+                            fy = y
+                            ck = k
+                    if not older:
+                        fy = -1
+                    if fy >= 0:
+                        g = lane[fy]
+                if fy >= 0:
+                    lane[fy] = f
+                    for i in range(bi, sbn[n] - 1):
+                        sb[n, i] = sb[n, i + 1]
+                    sbn[n] -= 1
+                    if g >= 0:
+                        sb[n, sbn[n]] = g
+                        sbn[n] += 1
             # 2. injection: the head of the source queue into the lowest free slot
+            if sqn[n] > 0 and inwin:
+                inj_wait += 1
+                inj_stall += 1
+                for y in range(S):
+                    if lane[y] < 0:
+                        inj_stall -= 1
+                        break
             if sqn[n] > 0:
                 for y in range(S):
                     if lane[y] < 0:
@@ -253,10 +326,14 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                         break
             for y in range(S):
                 lmask[y] = masks[n, pdst[lane[y]]] if lane[y] >= 0 else 0
+                lneut[y] = 0
+            if neutral is not None:
+                for y in range(S):
+                    lneut[y] = neutral[n, pdst[lane[y]]] if lane[y] >= 0 else 0
             # 3. allocation
             if ideal:
                 # by priority (equal keys: the lower lane first, as a stable sort), the lowest free
-                # productive output, else the lowest free output
+                # productive output, else the lowest free neutral output, else the lowest free output
                 for y in range(S):
                     out[y] = -1
                     placed[y] = 0
@@ -273,15 +350,18 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                         break
                     placed[best] = 1
                     g = -1
+                    h = -1
                     f = -1
                     for y in range(S):
                         if out[y] < 0:
                             if f < 0:
                                 f = y
+                            if h < 0 and (lneut[best] >> y) & 1:
+                                h = y
                             if (lmask[best] >> y) & 1:
                                 g = y
                                 break
-                    out[g if g >= 0 else f] = lane[best]
+                    out[g if g >= 0 else (h if h >= 0 else f)] = lane[best]
             else:
                 # k stages of 2x2 blocks; stage s decides output bit b = k-1-s between lanes q0 and
                 # q1 = q0 + 2^b: the outputs still reachable share q0's bits above b
@@ -304,16 +384,19 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                         base = (q0 >> (b + 1)) << (b + 1)
                         lo_bits = ((1 << (1 << b)) - 1) << base
                         hi_bits = lo_bits << (1 << b)
+                        # a flit with no productive output in the block's reach uses its neutral mask
+                        wm = lmask[w] if lmask[w] & (lo_bits | hi_bits) else lneut[w]
+                        lm = lmask[l] if lmask[l] & (lo_bits | hi_bits) else lneut[l]
                         wonly = -1
                         if lane[w] >= 0:
-                            u0 = (lmask[w] & lo_bits) != 0
-                            u1 = (lmask[w] & hi_bits) != 0
+                            u0 = (wm & lo_bits) != 0
+                            u1 = (wm & hi_bits) != 0
                             if u0 != u1:
                                 wonly = 0 if u0 else 1
                         lonly = -1
                         if lane[l] >= 0:
-                            u0 = (lmask[l] & lo_bits) != 0
-                            u1 = (lmask[l] & hi_bits) != 0
+                            u0 = (lm & lo_bits) != 0
+                            u1 = (lm & hi_bits) != 0
                             if u0 != u1:
                                 lonly = 0 if u0 else 1
                         if wonly >= 0:
@@ -322,25 +405,47 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                             wside = 1 - lonly
                         wp = lane[w]
                         wm = lmask[w]
+                        wn = lneut[w]
                         lp = lane[l]
                         lm = lmask[l]
+                        ln = lneut[l]
                         if wside == 0:
                             lane[q0] = wp
                             lmask[q0] = wm
+                            lneut[q0] = wn
                             lane[q1] = lp
                             lmask[q1] = lm
+                            lneut[q1] = ln
                         else:
                             lane[q0] = lp
                             lmask[q0] = lm
+                            lneut[q0] = ln
                             lane[q1] = wp
                             lmask[q1] = wm
+                            lneut[q1] = wn
                 for y in range(S):
                     out[y] = lane[y]
+            # 3b. side buffer: with room, the deflected flit not for n on the lowest output enters it;
+            # buffered flits age a cycle
+            if B > 0:
+                if sbn[n] < B:
+                    for y in range(S):
+                        p = out[y]
+                        if p >= 0 and pdst[p] != n and ((masks[n, pdst[p]] >> y) & 1) == 0:
+                            sb[n, sbn[n]] = p
+                            sbn[n] += 1
+                            out[y] = -1
+                            if inwin:
+                                side_in += 1
+                            break
+                for i in range(sbn[n]):
+                    page[sb[n, i]] = min(page[sb[n, i]] + 1, age_max)
             # 4. outputs: age grown by K (saturating), onto the link to planes[y, n], input y
             for y in range(S):
                 p = out[y]
                 if p < 0:
                     continue
+
                 if ((masks[n, pdst[p]] >> y) & 1) == 0:
                     pdefl[p] += 1
                 phops[p] += 1
@@ -362,6 +467,11 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                 p = pipe[k, n, y]
                 if p >= 0 and phops[p] > live_max:
                     live_max = phops[p]
+    for n in range(M):
+        for i in range(sbn[n]):
+            if phops[sb[n, i]] > live_max:
+                live_max = phops[sb[n, i]]
     stats = np.array([t, created_window, measured, measured_done, lat_sum, hops_sum, acc_p, dropped, created,
-                      delivered, pcap - ftop, dist_sum, defl_sum, hops_max, live_max], np.int64)
+                      delivered, pcap - ftop, dist_sum, defl_sum, hops_max, live_max, inj_wait, inj_stall, ej_miss,
+                      ej_miss_full, side_in], np.int64)
     return stats, hist, linkflits, log[:nlog]

@@ -61,6 +61,8 @@ class Config:
     log: int = 0                    # keep the first `log` delivered packets (tests)
     ejection_width: int = 2         # deflection: ejection ports per node (1..S)
     deflection_allocator: str = "permutation"   # deflection: "permutation" (S = 2^k) or "ideal"
+    deflect: str = "any"            # deflection, model only: "nearest" prefers neutral outputs (spec "Options")
+    side_buffer: int = 0            # deflection, model only: MinBD-style side-buffer flits per node (spec "Options")
 
     def check(self, max_hops: int) -> "Config":
         vcs = max(max_hops, 1) if self.vcs is None else self.vcs
@@ -93,8 +95,9 @@ class Config:
                 f"warmup must be 0..1e7 and cycles 1..1e7, got {self.warmup}, {self.cycles}")
         require(self.timeout >= 1, f"timeout must be >= 1 cycle, got {self.timeout}")
         require(self.switching == "deflection" or (self.ejection_width == 2
-                                                    and self.deflection_allocator == "permutation"),
-                "ejection width and deflection allocator are for deflection switching only")
+                                                    and self.deflection_allocator == "permutation"
+                                                    and self.deflect == "any" and self.side_buffer == 0),
+                "ejection width, deflection allocator, deflect and side buffer are for deflection switching only")
         from dataclasses import replace
         return replace(self, vcs=vcs) if self.switching != "deflection" else self    # a deflection router has no VCs
 
@@ -128,6 +131,11 @@ class Result:
     hops_ratio: float | None = None          # ... hops / shortest distances (measured packets)
     hops_max: int | None = None              # ... the most hops of a delivered flit
     hops_max_in_flight: int | None = None    # ... the most hops of a flit still in the network at the end
+    inject_stall: float | None = None        # ... of the node-cycles with a packet at the injection port, the
+                                             # fraction with no free slot for it (measurement window)
+    eject_missed: float | None = None        # ... flits at their destination not ejected, per node per cycle
+    eject_missed_full: float | None = None   # ... of them, those whose ejection queue was full
+    side_entered: float | None = None        # ... side-buffer entries per node per cycle
 
     def as_dict(self, links: bool = False) -> dict:
         d = {"topology": self.topology, "traffic": self.traffic, "load": self.load, "offered": self.offered,
@@ -216,7 +224,7 @@ def _percentile(hist: np.ndarray, q: float) -> float:
     return float(idx)
 
 
-def _interruptible(*args, fn=None):
+def _interruptible(*args, fn=None, **kw):
     """:func:`kernel.simulate` (or ``fn``, a kernel with the same ``stop`` argument) in a worker thread (the kernel releases the GIL), so that
     Ctrl-C and SIGTERM reach the main thread while it waits: either sets the kernel's stop
     flag, which it reads once a cycle, and the signal's exception is raised again once the
@@ -228,7 +236,7 @@ def _interruptible(*args, fn=None):
 
     def work():
         try:
-            box["out"] = (fn or kernel.simulate)(*args, stop)
+            box["out"] = (fn or kernel.simulate)(*args, stop, **kw)
         except BaseException as exc:      # handed to the waiting thread
             box["err"] = exc
 

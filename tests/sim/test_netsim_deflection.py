@@ -14,20 +14,22 @@ import pytest
 from netsim_helpers import run_main
 from permnet.gen.errors import PermnetError
 from permnet.gen.routing import tables
-from permnet.gen.routing.deflection import (EJECT_DEPTH, Flit, age_bits, distances, hop_bound, productive_masks,
-                                            route_step)
+from permnet.gen.routing.deflection import (EJECT_DEPTH, Flit, age_bits, distances, hop_bound, neutral_masks,
+                                            productive_masks, route_step)
 from permnet.sim import netsim
 from permnet.sim.netsim import deflect, deflect_kernel
 
 
-def spec_network(planes, rows, *, E, K, allocator, ready, cycles):
+def spec_network(planes, rows, *, E, K, allocator, ready, cycles, deflect="any", side_buffer=0):
     """A network of ``route_step`` calls (the spec), written independently of the kernel:
     {serial: (src, dst, injected, handshake, node, port, hops)}."""
     planes = np.asarray(planes)
     S, M = planes.shape
     dist = distances(planes)
     masks = productive_masks(planes, dist)
-    age_max = (1 << age_bits(M, S, int(dist.max()), K)) - 1
+    neutral = neutral_masks(planes, dist) if deflect == "nearest" else None
+    side = [[] for _ in range(M)]
+    age_max = (1 << age_bits(M, S, int(dist.max()), K, side_buffer)) - 1
     order = sorted(range(len(rows)), key=lambda i: rows[i][0])        # stable: by cycle, then row
     srcq = [deque() for _ in range(M)]
     ejq = [[deque() for _ in range(E)] for _ in range(M)]
@@ -48,7 +50,8 @@ def spec_network(planes, rows, *, E, K, allocator, ready, cycles):
                     done[i] = (rows[i][1], rows[i][2], injected[i], t, *where[i], hops[i])
             offer = Flit(rows[srcq[n][0]][2], n, 0, srcq[n][0]) if srcq[n] else None
             slots = [arriving.get((n, y)) for y in range(S)]
-            outs, ejected, taken = route_step(n, slots, masks[n], offer, room, E, K, age_max, allocator)
+            outs, ejected, taken = route_step(n, slots, masks[n], offer, room, E, K, age_max, allocator,
+                                              None if neutral is None else neutral[n], side_buffer, side[n])
             if taken:
                 injected[srcq[n].popleft()] = t
             for e, f in enumerate(ejected):
@@ -245,3 +248,91 @@ def test_saturated_ages_under_heavy_back_pressure(allocator):
     assert {d.serial: tuple(d)[1:] for d in got} == ref and len(ref) == len(rows)
     age_max = (1 << age_bits(M, S, int(distances(net.planes).max()), 1)) - 1
     assert sum(d.handshake - d.injected > age_max + 1 for d in got) > 20
+
+
+OPTIONS = [("nearest", 0), ("any", 4), ("nearest", 2)]
+
+
+def test_neutral_masks():
+    """Neutral outputs keep the distance: disjoint from the productive ones, and a productive, neutral
+    or other output changes the BFS distance by -1, 0 or more than 0 (checked on the planes directly)."""
+    net = tables.network("ldi", 64, 4)
+    planes = np.asarray(net.planes)
+    dist = distances(planes)
+    prod, neut = productive_masks(planes, dist), neutral_masks(planes, dist)
+    assert not (prod & neut).any() and neut.any()
+    M = planes.shape[1]
+    for n in range(0, M, 7):
+        for d in range(M):
+            for y in range(4):
+                step = dist[planes[y, n], d] - dist[n, d]
+                kind = 0 if d == n else (1 if prod[n, d] >> y & 1 else 2 if neut[n, d] >> y & 1 else 3)
+                assert kind == 0 or (step == -1 if kind == 1 else step == 0 if kind == 2 else step > 0)
+
+
+@pytest.mark.parametrize("deflect,B", OPTIONS)
+@pytest.mark.parametrize("M,S,allocator,K,E", [(16, 4, "permutation", 1, 2), (16, 4, "ideal", 2, 1),
+                                               (27, 3, "ideal", 1, 2)])
+def test_options_delivery_log_equals_a_network_of_route_step(M, S, allocator, K, E, deflect, B):
+    """The spec's options (model only): the kernel's log equals the route_step network, packet for
+    packet, under random back-pressure; every packet delivered exactly once, at its destination."""
+    net = tables.network("ldi", M, S)
+    rng = np.random.default_rng(M + 7 * K + E + B)
+    cycles = 320
+    rows = random_trace(rng, M, int(0.6 * M * 150), 150)
+    ready = back_pressure(rng, cycles, M, E, 0.6, 220)
+    ref = spec_network(net.planes, rows, E=E, K=K, allocator=allocator, ready=ready, cycles=cycles, deflect=deflect,
+                       side_buffer=B)
+    got = netsim.deflection_trace(net.planes, rows, cycles=cycles, E=E, link_stages=K - 1, allocator=allocator,
+                                  ej_ready=ready, deflect=deflect, side_buffer=B)
+    assert {d.serial: tuple(d)[1:] for d in got} == ref
+    assert sorted(d.serial for d in got) == list(range(len(rows)))
+    for d in got:
+        c, s, t = rows[d.serial]
+        assert (d.src, d.dst, d.node) == (s, t, t) and d.injected >= c
+
+
+def test_options_change_the_routes():
+    """The same trace under each option gives another log than the default's (the options are live),
+    and the side buffer takes flits in (entries counted by the kernel)."""
+    net = tables.network("ldi", 16, 4)
+    rng = np.random.default_rng(3)
+    rows = random_trace(rng, 16, 1500, 150)
+    base = netsim.deflection_trace(net.planes, rows, cycles=600)
+    for deflect, B in OPTIONS:
+        assert netsim.deflection_trace(net.planes, rows, cycles=600, deflect=deflect, side_buffer=B) != base
+    cfg = netsim.Config(switching="deflection", packet_size=1, side_buffer=4, warmup=50, cycles=200)
+    r = netsim.simulate(net, netsim.pattern("uniform", 16), 0.6, cfg)
+    assert r.side_entered > 0.01 and 0 <= r.inject_stall <= 1
+
+
+def test_options_compiled_loop_equals_cpython():
+    net = tables.network("ldi", 16, 4)
+    planes, dist, masks, diameter = deflect.tables(net.planes)
+    neut = neutral_masks(planes, dist)
+    rng = np.random.default_rng(4)
+    ready = back_pressure(rng, 200, 16, 2, 0.7, 120)
+    for ideal, B in ((False, 3), (True, 2)):
+        args = (planes, masks, dist, 2, ideal, 2, (1 << age_bits(16, 4, diameter, 2, B)) - 1, 16,
+                deflect_kernel.HOTSPOT, np.zeros(1, np.int64), 0.6, 3, 0.2, np.zeros((1, 1)),
+                *(np.zeros(0, np.int64),) * 3, 20, 60, 200, 3, 1000, ready, np.zeros(1, np.int64))
+        fast = deflect_kernel.simulate(*args, neutral=neut, B=B)
+        slow = deflect_kernel.simulate.py_func(*args, neutral=neut, B=B)
+        for x, y in zip(fast, slow):
+            assert np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("traffic", ["hotspot:0:0.1", "randperm"])
+def test_options_livelock_bound_under_saturation(traffic):
+    """Load 1, every ejection queue drained: with nearest, hop_bound as stated; with a side buffer,
+    hop_bound(..., side_buffer=B) = M (S K + B) (D + 1)."""
+    M, S = 64, 4
+    net = tables.network("ldi", M, S)
+    D = int(distances(net.planes).max())
+    for K, alloc, dfl, B in ((1, "permutation", "nearest", 0), (2, "ideal", "any", 4), (1, "permutation", "nearest", 4)):
+        cfg = netsim.Config(switching="deflection", packet_size=1, ejection_width=1, link_stages=K - 1,
+                            deflection_allocator=alloc, deflect=dfl, side_buffer=B, warmup=50, cycles=200, drain=300)
+        r = netsim.simulate(net, netsim.pattern(traffic, M), 1.0, cfg)
+        bound = hop_bound(M, S, D, K, B)
+        assert r.delivered_total > 100 * M * 0.2 and r.deflection_rate > 0.05
+        assert 0 < r.hops_max <= bound and r.hops_max_in_flight <= bound
