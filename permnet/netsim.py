@@ -14,7 +14,7 @@ __all__ = ["NetsimRequest", "NetsimReport", "run", "build", "deadlock"]
 
 # the options of one router kind only
 VC_ONLY = ("--vcs", "--buffer", "--credit-stages", "--allocator", "--lanes", "--ejection")
-DEFLECTION_ONLY = ("--ejection-width", "--deflection-allocator")
+DEFLECTION_ONLY = ("--ejection-width", "--deflection-allocator", "--deflect", "--side-buffer")
 
 
 @dataclass

@@ -9,6 +9,7 @@ import click
 
 from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, ip_family_options, parallel_options
 from permnet.gen.routing.deflection import ALLOCATORS as DEFLECTION_ALLOCATORS
+from permnet.gen.routing.deflection import DEFLECT
 from permnet.rtlnet import ALLOCATORS
 
 TOPOLOGIES = NET_TOPOLOGIES
@@ -45,6 +46,11 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--deflection-allocator", type=click.Choice(DEFLECTION_ALLOCATORS), default="permutation",
               show_default=True, help="--switching deflection: the 2x2-block permutation network (S = 2^k) or the "
                                       "ideal allocator (oldest first, any S)")
+@click.option("--deflect", type=click.Choice(DEFLECT), default="any", show_default=True,
+              help="--switching deflection, model only (the RTL implements any): nearest sends a flit with no "
+                   "productive output to one that keeps its distance first")
+@click.option("--side-buffer", type=int, default=0, show_default=True,
+              help="--switching deflection, model only: flits per node in a MinBD-style side buffer (0: none)")
 @click.option("--lanes", type=int, default=None, help="injection lanes per node (default: S)")
 @click.option("--ejection", type=click.Choice(["vc", "port"]), default="vc", show_default=True,
               help="one flit per input VC per cycle, or one ejection port per node (the RTL's stream endpoints)")
@@ -73,7 +79,8 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--json", "as_json", is_flag=True)
 def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, routing, traffic, trace, load, vcs, buffer,
           packet_size, switching, lanes, ejection, link_stages, credit_stages, allocator, cycles, warmup, timeout, seed, refine, allow_deadlock,
-          output, links, as_json, traffic_matrix, ejection_width, deflection_allocator, workers, scheduler):
+          output, links, as_json, traffic_matrix, ejection_width, deflection_allocator, workers, scheduler, deflect,
+          side_buffer):
     """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
     from click.core import ParameterSource
 
@@ -90,7 +97,8 @@ def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, rou
                         traffic_matrix, given, workers, scheduler)
     cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, lanes=lanes, ejection=ejection,
                  link_stages=link_stages, credit_stages=credit_stages, allocator=allocator, warmup=warmup, cycles=cycles, timeout=timeout, seed=seed,
-                 ejection_width=ejection_width, deflection_allocator=deflection_allocator)
+                 ejection_width=ejection_width, deflection_allocator=deflection_allocator, deflect=deflect,
+                 side_buffer=side_buffer)
     rep = run(req, cfg)
     if as_json:
         echo_json(rep.as_dict())

@@ -336,3 +336,23 @@ def test_options_livelock_bound_under_saturation(traffic):
         bound = hop_bound(M, S, D, K, B)
         assert r.delivered_total > 100 * M * 0.2 and r.deflection_rate > 0.05
         assert 0 < r.hops_max <= bound and r.hops_max_in_flight <= bound
+
+
+def test_cli_options(capsys):
+    """--deflect nearest and --side-buffer B reach the model: fewer deflections than the default at the same
+    load and seed; refused without --switching deflection and outside 0..64, in one line."""
+    import json
+
+    def rate(extra):
+        r = run_main(BASE + ["--load", "0.4", "--json"] + extra, capsys)
+        assert r.exit_code == 0, r.stderr
+        return json.loads(r.output)["deflection_rate"]
+
+    base = rate([])
+    assert rate(["--deflect", "nearest", "--side-buffer", "4"]) < base
+    for argv, needle in ((["netsim", "-M", "16", "-S", "4", "--side-buffer", "2"], "--switching deflection"),
+                         (["netsim", "-M", "16", "-S", "4", "--deflect", "nearest"], "--switching deflection"),
+                         (BASE + ["--side-buffer", "65"], "0..64")):
+        r = run_main(argv, capsys)
+        lines = r.stderr.strip().splitlines()
+        assert r.exit_code == 2 and len(lines) == 1 and needle in lines[0], r.stderr
