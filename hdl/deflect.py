@@ -237,10 +237,15 @@ class DeflectionRouter(wiring.Component):
 
         def only(x):
             # (the flit can use one side only, that side): two lane bits per (lane, base, b)
-            def build(lane):
-                u0, u1 = (lane["mask"] & lo).any(), (lane["mask"] & hi).any()
-                return Cat(lane["valid"] & (u0 ^ u1), u1)
-            bits = lanes.fact(("only", x, base, b), lambda ls: build(ls[x]), 2)
+            def sides(mask):
+                u0, u1 = (mask & lo).any(), (mask & hi).any()
+                return Cat(u0 ^ u1, u1)
+
+            def build(ls):
+                # the slot's flit's or the injected one's, each from its own table
+                lane = ls[x]
+                return Mux(lane["here"], sides(ls.inj_mask), sides(lane["mask"])) & Cat(lane["valid"], 1)
+            bits = lanes.fact(("only", x, base, b), build, 2)
             return bits[0], bits[1]
 
         up = lanes[a]["valid"] & (~lanes[c]["valid"] | lanes.fact(("ge", a, c), lambda ls: self._lane_ge(a, c), 1))
@@ -278,21 +283,25 @@ class DeflectionRouter(wiring.Component):
         m.d.comb += [here[y].eq(self.inj.valid & free[y] & ~Cat(*free[:y]).any() if y else self.inj.valid & free[0])
                      for y in range(S)]
         # lane y: the slot's flit (unless ejected) or the injected one, the age grown by K
-        inj_word = Cat(self.inj.payload.dst, Const(n, self.nb), Const(min(K, top), self.age_bits),
-                       self.inj.payload.payload)
         inj_mask = self._mask(m, self.inj.payload.dst, "inj_mask")
         lanes = _Lanes(m)
         for y in range(S):
             f = self.i[y].flit
             grown = Signal(self.age_bits + _bits(K), name=f"grown{y}")
             m.d.comb += grown.eq(f.age + K)
+            # dst and payload through a multiplexer; src and age (constants when injected, the age
+            # saturating) as logic that synthesis folds into one LUT a bit
+            moved = self._mux(m, [Cat(f.dst, f.payload), Cat(self.inj.payload.dst, self.inj.payload.payload)],
+                              here[y], f"lane{y}_mux")
             word = Signal(self.layout.as_shape().width, name=f"lane{y}_f")
-            m.d.comb += word.eq(self._mux(m, [Cat(f.dst, f.src, Mux(grown > top, top, grown[:self.age_bits]),
-                                                  f.payload), inj_word], here[y], f"lane{y}_mux"))
-            x = {"valid": Signal(name=f"lane{y}_v"), "mask": Signal(S, name=f"lane{y}_m"), "word": word}
-            m.d.comb += [x["valid"].eq(here[y] | self.i[y].valid & ~take[y]),
-                         x["mask"].eq(Mux(here[y], inj_mask, self._mask(m, f.dst, f"mask{y}")))]
+            m.d.comb += word.eq(Cat(moved[:self.nb], Mux(here[y], n, f.src),
+                                    Mux(here[y], min(K, top), Mux(grown > top, top, grown[:self.age_bits])),
+                                    moved[self.nb:]))
+            x = {"valid": Signal(name=f"lane{y}_v"), "word": word, "here": here[y],
+                 "mask": self._mask(m, f.dst, f"mask{y}")}
+            m.d.comb += x["valid"].eq(here[y] | self.i[y].valid & ~take[y])
             lanes.append(x)
+        lanes.inj_mask = inj_mask
 
         # lane a's priority >= lane c's: the slots' comparator, or the injected flit's key (0, n)
         def lane_ge(a, c):
