@@ -11,9 +11,8 @@ extras); nothing else in permnet imports it.
 
     from permnet.litex import PermnetNetwork
 
-    soc.submodules.net = PermnetNetwork(platform, nodes=16, degree=4, flit_width=32, planes="crossbar")
-    soc.add_csr("net")                      # SoCCore adds it by name when it is a submodule
-    self.comb += soc.net.sinks[0].valid.eq(...)
+    soc.net = PermnetNetwork(platform, nodes=16, degree=4, flit_width=32, planes="crossbar")
+    soc.comb += soc.net.sinks[0].valid.eq(...)   # its CSRs join the SoC's csr.csv as net_*
 
 Keyword arguments are the long options of ``permnet rtl network`` with ``_``
 for ``-`` (``flit_width``, ``planes``, ``vcs``, ``switching``, ...);
