@@ -33,14 +33,15 @@ def read_demand(spec: str, M: int, seed: int = 0):
 
 
 def plan_file(spec: str, M: int, S: int, *, seed: int = 0, evaluations: int = 0, output=None, fmt=None,
-              device_ports=None, single_file=False):
+              device_ports=None, single_file=False, restarts: int = 1, workers: int = 1, scheduler=None):
     """``permnet plan``: the demand of ``spec``, planes planned for it
     (:func:`permnet.gen.traffic.plan.plan_planes`) and, with ``output``, the
     planes file every other command reads; returns (result, paths written)."""
     from permnet import ocsconfig
     from permnet.gen.traffic.plan import plan_planes
 
-    res = plan_planes(read_demand(spec, M, seed), S, evaluations=evaluations, seed=seed)
+    res = plan_planes(read_demand(spec, M, seed), S, evaluations=evaluations, seed=seed, restarts=restarts,
+                      workers=workers, scheduler=scheduler)
     paths = []
     if output:
         meta = {"family": "traffic-plan", "nodes": M, "degree": S, "traffic": spec, "seed": seed,

@@ -389,14 +389,26 @@ def _improve(planes, K, prepared, best: float, evaluations: int, seed: int):
     return cur
 
 
-def plan_planes(D, S: int, *, evaluations: int = 0, seed: int = 0) -> PlanResult:
+def _improve_job(shared, seed: int):
+    """One restart of :func:`_improve` (module level: processes and Dask pickle it by name)."""
+    planes, K, prepared, evaluations = shared
+    cur = _improve(planes, K, prepared, _mean_hops(planes, prepared), evaluations, seed)
+    return _mean_hops(cur, prepared), cur
+
+
+def plan_planes(D, S: int, *, evaluations: int = 0, seed: int = 0, restarts: int = 1, workers: int = 1,
+                scheduler: str | None = None) -> PlanResult:
     """Plan S planes for demand ``D`` (module docstring); ``evaluations`` arc swaps
-    of the free planes after K is chosen (0: LDI as it is)."""
+    of the free planes after K is chosen (0: LDI as it is), in each of ``restarts``
+    independent chains (seeds ``seed``, ``seed + 1``, ...; the lowest weighted mean
+    hops wins, ties to the lower seed), run as jobs on ``workers`` local processes or
+    a Dask ``scheduler`` (:mod:`permnet.gen.parallel`): the same planes on any of them."""
     t0 = time.perf_counter()
     D = check_demand(D)
     M = D.shape[0]
     require(isinstance(S, (int, np.integer)) and 1 <= S <= 256, f"degree S must be between 1 and 256, got {S}")
     require(evaluations >= 0, f"evaluations must be >= 0, got {evaluations}")
+    require(isinstance(restarts, (int, np.integer)) and restarts >= 1, f"restarts must be >= 1, got {restarts}")
     from permnet.gen.limits import check_memory
 
     check_memory(f"planning {M} nodes (four dense {M} x {M} matrices)", 4 * 8 * M * M)
@@ -418,11 +430,16 @@ def plan_planes(D, S: int, *, evaluations: int = 0, seed: int = 0) -> PlanResult
     F = S - K
     free_name = "none" if F == 0 else "ring" if F == 1 else f"LDI({M},{F})"
     if evaluations and F >= 1 and math.isfinite(st.mean_hops):
-        planes = _improve(planes, K, prepared, _mean_hops(planes, prepared), evaluations, seed)
+        from permnet.gen.parallel import Runner
+
+        with Runner(workers, scheduler) as runner:
+            outs = runner.map(_improve_job, [seed + i for i in range(restarts)],
+                              shared=runner.share((planes, K, prepared, evaluations)), desc="arc-swap restarts")
+        planes = min(enumerate(outs), key=lambda io: (io[1][0], io[0]))[1][1]
         st = _route(planes, prepared)
         free_name += "+arc-swaps"
     ldi_stats = None
     if S >= 2 and M > S:
         ldi_stats = full[0] if 0 in full else _route(configs[0], prepared)
-    return PlanResult(M, S, K, planes, st, ldi_stats, tried, free_name, evaluations if F >= 1 else 0,
+    return PlanResult(M, S, K, planes, st, ldi_stats, tried, free_name, evaluations * restarts if F >= 1 else 0,
                       time.perf_counter() - t0)

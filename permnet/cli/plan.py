@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, ldi_options, ocs_output_options, written
+from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, ldi_options, ocs_output_options, parallel_options, written
 
 
 def _fmt(x) -> str:
@@ -20,6 +20,9 @@ def _fmt(x) -> str:
 @click.option("--seed", type=SEED, default=0, show_default=True, help="seed of the random patterns and of --evals")
 @click.option("--evals", "evaluations", type=click.IntRange(0), default=0, show_default=True,
               help="arc swaps tried on the free planes after K is chosen (0: LDI(M,S-K) as it is)")
+@click.option("--restarts", type=click.IntRange(1), default=1, show_default=True,
+              help="--evals: independent chains of arc swaps (seeds --seed, --seed+1, ...), the best kept")
+@parallel_options
 @click.option("-o", "--output", type=click.Path(), default=None, help="planes file (or folder) to write")
 @ocs_output_options
 @click.option("--schedule", is_flag=True,
@@ -32,7 +35,7 @@ def _fmt(x) -> str:
 @click.option("--two-hop", is_flag=True, help="--schedule: also estimate the demand served over two hops")
 @click.option("--json", "as_json", is_flag=True)
 def plan(traffic, M, S, seed, evaluations, output, fmt, device_ports, single_file, schedule, delay, horizon, load,
-         two_hop, as_json):
+         two_hop, as_json, restarts, workers, scheduler):
     """K planes of circuits for the heaviest demand, LDI(M,S-K) for the rest; K by the weighted mean hops.
 
     With --schedule: a sequence of configurations within the horizon, compared with Solstice and BvN."""
@@ -60,7 +63,8 @@ def plan(traffic, M, S, seed, evaluations, output, fmt, device_ports, single_fil
             "--reconfig-delay, --horizon, --load and --two-hop need --schedule")
 
     res, paths = plan_file(traffic, M, S, seed=seed, evaluations=evaluations, output=output, fmt=fmt,
-                           device_ports=device_ports, single_file=single_file)
+                           device_ports=device_ports, single_file=single_file, restarts=restarts, workers=workers,
+                           scheduler=scheduler)
     if as_json:
         echo_json({**res.as_dict(planes=False), "traffic": traffic, "seed": seed, "wrote": [str(p) for p in paths]})
         return
