@@ -74,7 +74,7 @@ deflection --deflect nearest --side-buffer B``) to measure what they are worth.
 in the simulator). The *neutral* mask of node n for destination d has bit y
 set iff ``dist(planes[y][n], d) = dist(n, d)`` (:func:`neutral_masks`; 0 for
 d = n): output y keeps the flit as far from d as it is. Productive and neutral
-masks are disjoint; any other output takes the flit one hop further. In the
+masks are disjoint; any other output takes the flit farther from d. In the
 permutation network a flit whose productive mask has no bit among the outputs
 its block can still reach (``base .. base + 2^(b+1) - 1``) uses its neutral
 mask in its place for the block's rule (which sides it can use; the winner's
@@ -94,8 +94,8 @@ join the cycle:
   slot. If no slot is free and its key is larger than every slot's flit's, it
   takes the slot of the lowest-priority flit with ``dst != n`` (the lowest slot
   of equal keys), if there is one, and that flit goes into the side buffer
-  (appended: the buffer holds as many flits as before). Injection (step 2) then takes the
-  lowest slot still free: a buffered flit goes before the injection port's.
+  (appended: the buffer holds as many flits as before). Injection (step 2)
+  then takes the lowest slot still free: a buffered flit goes first.
 * 3b (after allocation, before the outputs). **Entry.** If the buffer holds
   fewer than B flits after step 1b, the flit on the lowest-numbered output
   that is not productive for it (a deflected flit) with ``dst != n`` leaves
@@ -108,7 +108,7 @@ flit leaves the router on an output or into the buffer only where the buffer
 has room, and a swap keeps the count. A flit for n is never buffered at n.
 
 Priority is ``(age, src)``, larger first. A flit's age is the cycles since it
-was injected (every flit moves every cycle), so two flits in the network
+was injected (every flit moves every cycle, or ages in a side buffer), so two flits in the network
 never share it: a node injects at most one flit a cycle.
 
 Livelock freedom (the bound, :func:`hop_bound`)
@@ -138,10 +138,10 @@ period per older flit is counted in cycles. The network holds at most
 ``N_B = M (S K + B)`` flits (links and side buffers). Let F' be the oldest flit
 in the network at the start of cycle t, every ejection queue drained. If F' is
 on a link it reaches a router by t + K - 1; if it is in a side buffer it is the
-highest-priority flit there and beats every flit in its node's slots, and no
-slot holding a flit for n is left after ejection with drained queues (each
-port ejects one of its slots' flits for n), so in cycle t it takes a free slot
-or the swap puts it in the router (step 1b). From then on it is the
+highest-priority flit there and beats every flit in its node's slots; if no
+slot is free after ejection, no slot holds a flit for n (with drained queues
+each port ejects one of its slots' flits for n, freeing that slot), so in
+cycle t it takes a free slot or swaps with a flit not for n (step 1b). From then on it is the
 highest-priority flit of every router it enters: it takes a productive output
 (never a buffer: entry takes deflected flits only) and at its destination it
 is ejected, within D hops. So F' leaves by cycle t + (D + 1) K - 1 and the
