@@ -24,6 +24,13 @@ DEFAULT_BUDGET = 4 << 30
 BYTES_PER_PORT = 48
 #: one inventory device (its record and name)
 BYTES_PER_DEVICE = 512
+#: RTL elaboration (Amaranth, pure Python) grows with the VC buffers of a network, M*S*vcs
+#: (issue 29: LDI(16,4) with 2 VCs, 128 buffers, took 36 s; LDI(64,8) did not finish)
+RTL_VC_BUFFERS = 512
+#: ports of one run-time plane the RTL builds (rtl/synth planes; as many as a HIL crossbar)
+RTL_PLANE_PORTS = 1024
+#: bits per port of a plane's forward or backward path, as of a flit's payload
+RTL_PORT_WIDTH = 1024
 
 
 def memory_budget() -> int:

@@ -136,9 +136,16 @@ def benes(size: int, width: int, *, network: str = "benes", pipeline_mask: int =
 
 def planes(kind: str, planes, fwd_width: int, bwd_width: int, *, register: bool = False,
            network: str = "benes", target: str = "generic") -> Generated:
-    """A :class:`~permnet.hdl.planes.PlaneSet` reset to ``planes`` (S lists of M)."""
+    """A :class:`~permnet.hdl.planes.PlaneSet` reset to ``planes`` (S lists of M), of at most
+    :data:`~permnet.gen.limits.RTL_PLANE_PORTS` ports and ``fwd_width``/``bwd_width`` of
+    1..:data:`~permnet.gen.limits.RTL_PORT_WIDTH` bits; ``network`` only for ``kind="benes"``."""
+    from permnet.gen.limits import RTL_PLANE_PORTS, RTL_PORT_WIDTH
+
     arr = runtime.check_planes(planes)
     S, M = arr.shape
+    require(M <= RTL_PLANE_PORTS, f"the RTL planes have at most {RTL_PLANE_PORTS} ports, got planes of {M}")
+    for name, w in (("--fwd-width", fwd_width), ("--bwd-width", bwd_width)):
+        require(not isinstance(w, int) or w <= RTL_PORT_WIDTH, f"{name} must be 1..{RTL_PORT_WIDTH} bits, got {w}")
     comp = PlaneSet(M, S, fwd_width, bwd_width, kind, arr, register=register, network=network)
     comp.cells = cells_for(target)
     params = {"kind": kind, "nodes": M, "planes": S, "fwd_width": fwd_width, "bwd_width": bwd_width,

@@ -151,6 +151,25 @@ def atomic_dir(path):
         raise
 
 
+def refuse_over_input(output, inputs) -> None:
+    """Refuse to write ``output`` over one of the ``inputs`` (paths, None for an input not given):
+    the command would replace the file its output was made from."""
+    from permnet.gen.errors import PermnetError
+
+    if output is None or str(output) == STDOUT:
+        return
+    for src in inputs:
+        if src is None or str(src) == STDOUT:
+            continue
+        try:
+            same = os.path.samefile(output, src)
+        except OSError:          # one of them does not exist (yet)
+            same = os.path.realpath(output) == os.path.realpath(src)
+        if same:
+            raise PermnetError(f"-o {output} is the input {src}: writing it would replace the input; "
+                               "write to another file")
+
+
 def read_text(path) -> str:
     """The text of ``path`` (a UTF-8 byte-order mark is dropped); unreadable or
     binary files become a PermnetError."""

@@ -43,8 +43,8 @@ def crc8_next(crc, byte):
 
 class StreamBridge(wiring.Component):
     def __init__(self, *, framed: bool = True, idle_timeout: int = 1 << 16):
-        require(isinstance(idle_timeout, int) and idle_timeout >= 16,
-                f"idle time-out must be >= 16 cycles, got {idle_timeout}")
+        require(isinstance(idle_timeout, int) and 16 <= idle_timeout < 1 << 32,
+                f"idle time-out must be 16..2^32-1 cycles, got {idle_timeout}")
         self.framed, self.idle_timeout = framed, idle_timeout
         super().__init__({
             "i_bytes": In(stream.Signature(8)), "o_bytes": Out(stream.Signature(8)),

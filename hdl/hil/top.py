@@ -363,6 +363,10 @@ def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_
     require(vcs >= t.max_hops, f"--vcs {vcs} is below the longest route ({t.max_hops} hops): hop-indexed VCs "
             "could deadlock")
     require(vcs <= 15, f"--vcs must be at most 15 (netgen_info holds 4 bits), got {vcs}")
+    from permnet.gen.limits import RTL_VC_BUFFERS
+
+    require(M * S * vcs <= RTL_VC_BUFFERS, f"the network design elaborates M*S*vcs <= {RTL_VC_BUFFERS} VC buffers "
+            f"(as permnet rtl network); got {M}*{S}*{vcs} = {M * S * vcs}")
     if planes == "wires":
         return NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
                           flit_width=flit_width, queue=NET_QUEUE)

@@ -21,12 +21,19 @@ def _target_option(module):
                              "only); generic: plain Verilog for simulators and other families")
 
 
+# the options of the rtl commands that name an input file (the output must not replace one)
+INPUTS = ("planes_path", "planes_file", "trace", "config_path")
+
+
 def _rtl_command(module):
     @module.options
     @_target_option(module)
     @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
     def command(output, **params):
+        from permnet.fileio import refuse_over_input
         from permnet.hdl.emit import write_verilog
+
+        refuse_over_input(output, [params.get(name) for name in INPUTS])
 
         for path in write_verilog(module.generate(**params), output):
             click.echo(f"wrote {path}", err=True)

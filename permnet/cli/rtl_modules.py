@@ -28,8 +28,7 @@ def nexthop_options(f):
     f = click.option("--shortcut/--no-shortcut", default=True, show_default=True)(f)
     f = click.option("--variant", type=click.Choice(["auto", "closed", "table", "naive"]), default="auto",
                      show_default=True, help="closed form (Melhem), route table, or the %/'//' baseline")(f)
-    f = click.option("--pipeline", type=click.IntRange(1, MAX_PIPELINE), default=1, show_default=True,
-                     help="latency in cycles")(f)
+    f = click.option("--pipeline", type=int, default=1, show_default=True, help="latency in cycles (>= 1)")(f)
     return ldi_options(f)
 
 
@@ -161,9 +160,12 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
     require(mask >= 0, "--pipeline-mask must be >= 0")
     used = set().union(*(HIL_DESIGN_OPTIONS[d] for d in ((design,) if design != "all" else HIL_DESIGN_OPTIONS)
                          if d != "network" or design == "network"))
-    stray = _given(sorted(HIL_DESIGN_OPTIONS_ALL - used))
-    require(not stray, f"{', '.join(stray)}: {'not an option' if len(stray) == 1 else 'not options'} of the "
-            f"{design} design")
+    unused = sorted(HIL_DESIGN_OPTIONS_ALL - used)
+    stray = _given(unused)
+    if stray:
+        names = {n for n in unused if _given([n])}
+        owners = " or ".join(d for d, opts in HIL_DESIGN_OPTIONS.items() if opts & names)
+        raise PermnetError(f"{', '.join(stray)}: not for the {design} design (options of the {owners} design)")
     params = {"design": design, "ports": ports, "width": width, "slots": slots, "size": size, "network": network,
               "pipeline_mask": mask, "M": M, "S": S, "nh_pipeline": nh_pipeline, "framed": not plain}
     if idle_timeout is not None:

@@ -52,7 +52,7 @@ def _synth_command(module):
     @click.option("--pnr-timeout", type=click.IntRange(min=1), default=3600, show_default=True, metavar="SECONDS",
                   help="stop place and route after this many seconds (one line with the design's share of the "
                        "device: a design that fits by count may not route)")
-    @click.option("--pnr-seed", type=click.IntRange(min=1), default=1, show_default=True,
+    @click.option("--pnr-seed", type=click.IntRange(1, (1 << 31) - 1), default=1, show_default=True,
                   help="nextpnr's placement seed (Fmax moves by a few per cent from one seed to another)")
     @click.option("--keep", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
                   help="write the tools' files to DIR: top.il (the design), top.json (yosys's netlist), "

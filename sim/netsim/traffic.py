@@ -106,6 +106,10 @@ def pattern(spec: str, M: int, seed: int = 0) -> Traffic:
     return Traffic(name, 1, permutation(name, M, seed))
 
 
+#: the last cycle a trace may start a packet in (the simulated cycles are bounded as --cycles is)
+MAX_TRACE_CYCLE = 10**7
+
+
 def parse_trace(text: str, M: int, max_size: int | None = None, where: str = "trace") -> Traffic:
     """Parse ``cycle src dst size`` lines; every problem names its line."""
     rows = []
@@ -119,7 +123,7 @@ def parse_trace(text: str, M: int, max_size: int | None = None, where: str = "tr
             c, s, d, z = (int(t) for t in tok)
         except ValueError:
             raise PermnetError(f"{where}:{i}: 'cycle src dst size' must be integers, got {line!r}") from None
-        require(c >= 0, f"{where}:{i}: cycle must be >= 0, got {c}")
+        require(0 <= c <= MAX_TRACE_CYCLE, f"{where}:{i}: cycle must be 0..10^7 (as --cycles), got {c}")
         require(0 <= s < M and 0 <= d < M, f"{where}:{i}: nodes must be in 0..{M - 1}, got {s} -> {d}")
         require(z >= 1, f"{where}:{i}: size must be >= 1 flit, got {z}")
         require(max_size is None or z <= max_size,
