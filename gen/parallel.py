@@ -253,8 +253,6 @@ def map_jobs(fn, jobs, workers: int = 1, scheduler: str | None = None, progress:
     """``[fn(j) for j in jobs]`` on ``workers`` local processes or a Dask ``scheduler``
     (``"local"``: a LocalCluster here); results in the order of ``jobs``."""
     jobs = list(jobs)
-    if scheduler is None and (workers == 1 or len(jobs) <= 1):
-        check_parallel(workers, scheduler)
-        return [fn(j) for j in jobs]
-    with Runner(min(workers, len(jobs)) if scheduler is None else workers, scheduler, progress) as r:
+    check_parallel(workers, scheduler)
+    with Runner(max(1, min(workers, len(jobs))) if scheduler is None else workers, scheduler, progress) as r:
         return r.map(fn, jobs, desc=desc)

@@ -165,24 +165,29 @@ SERIES = {
 }
 
 
-def compare(families=None, max_nodes: int = 5000, module_size: int = 10, progress: bool = False
-            ) -> list[CompareRow]:
-    """One row per instance (see ``COLUMNS``), sorted by size then family."""
-    from tqdm import tqdm
-
+def _compare_job(job) -> CompareRow:
+    """One instance's row (module level: processes and Dask pickle it by name)."""
     from permnet.gen.analysis.clusters import cluster_metrics
+
+    f, name, topo, modules = job
+    m = topo.metrics()
+    c = cluster_metrics(topo, modules, m.diameter, m.degree)
+    return CompareRow(f, name, m.nodes, m.degree, m.diameter, m.avg_hops, **c.as_dict())
+
+
+def compare(families=None, max_nodes: int = 5000, module_size: int = 10, progress: bool = False,
+            workers: int = 1, scheduler: str | None = None) -> list[CompareRow]:
+    """One row per instance (see ``COLUMNS``), sorted by size then family; the instances
+    are measured as independent jobs on ``workers`` local processes or a Dask
+    ``scheduler`` (:mod:`permnet.gen.parallel`), with the same rows on any of them."""
+    from permnet.gen.parallel import map_jobs
 
     names = list(families or SERIES)
     for f in names:
         require(f in SERIES, f"unknown family {f!r} for compare: use {', '.join(SERIES)}")
     require(max_nodes >= 8, f"--max-nodes must be >= 8, got {max_nodes}")
     require(module_size >= 2, f"--module-size must be >= 2, got {module_size}")
-    rows = []
-    jobs = [(f, inst) for f in names for inst in SERIES[f](max_nodes, module_size)]
-    for f, (name, topo, modules) in tqdm(jobs, desc="compare", disable=not progress, leave=False):
-        m = topo.metrics()
-        c = cluster_metrics(topo, modules, m.diameter, m.degree)
-        rows.append(CompareRow(f, name, m.nodes, m.degree, m.diameter, m.avg_hops, **c.as_dict()))
+    jobs = [(f, *inst) for f in names for inst in SERIES[f](max_nodes, module_size)]
+    rows = map_jobs(_compare_job, jobs, workers, scheduler, progress=progress, desc="compare")
     rows.sort(key=lambda r: (r.nodes, names.index(r.family)))
     return rows
-

@@ -288,7 +288,8 @@ def _register_compare(cli):
     @click.option("-o", "--outdir", type=click.Path(file_okay=False), default="compare", show_default=True)
     @click.option("--json", "as_json", is_flag=True)
     @click.option("--quiet", is_flag=True, help="no progress bar")
-    def compare_cmd(families, max_nodes, module_size, outdir, as_json, quiet):
+    @parallel_options
+    def compare_cmd(families, max_nodes, module_size, outdir, as_json, quiet, workers, scheduler):
         """Compare families: table and plots of degree, diameter, distances, DD/ID/II costs."""
         from pathlib import Path
 
@@ -297,7 +298,7 @@ def _register_compare(cli):
         from permnet.plots import compare_plot
 
         rows = [r.as_dict() for r in compare([f.strip() for f in families.split(",") if f.strip()], max_nodes,
-                                             module_size, not quiet)]
+                                             module_size, not quiet, workers=workers, scheduler=scheduler)]
         out = Path(outdir)
         out.mkdir(parents=True, exist_ok=True)
         atomic_write(out / "compare.md", compare_table(rows))
