@@ -55,8 +55,6 @@ module tb;
   integer packets = 0, errors = 0, cycle = 0, s, d, k;
   initial begin
     for (s = 0; s < 4; s = s + 1) begin sent[s] = 0; got[s] = 0; end
-    repeat (5) @(posedge clk);
-    rst = 0;
   end
   always @(*) for (s = 0; s < 4; s = s + 1) begin
     k = sent[s] / 2;
@@ -68,6 +66,7 @@ module tb;
   end
   always @(posedge clk) begin
     cycle <= cycle + 1;
+    if (cycle == 4) rst <= 0;   // reset for 5 cycles, released like any register (no race with the DUT)
     for (s = 0; s < 4; s = s + 1) if (in_valid[s] && in_ready[s]) sent[s] = sent[s] + 1;
     for (d = 0; d < 4; d = d + 1) if (out_valid[d]) begin
       if (out_data[d][15:12] != out_src[d] || out_data[d][11:8] != d || out_data[d][3:0] != got[d]
