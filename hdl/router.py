@@ -184,7 +184,8 @@ class Router(wiring.Component):
     buffers; nothing is dropped. With ``eject="port"``, ``ej.ready`` low stalls the offered
     flit in its VC buffer and no credit goes back until it is popped (``"two-stage"``: the
     flit in the ejection register waits there, its credit already returned, and the next
-    one in its VC buffer). Holding one packet from
+    one in its VC buffer); an offered flit stays on ``ej``, unchanged, until it is taken
+    (AXI-Stream's rule). Holding one packet from
     head to tail cannot deadlock: the flits still to come are, on every node they occupy, at
     the head of their buffers behind that packet's own flits, and each hop's output VC is
     owned by that packet, so they advance whenever the ejection stream takes flits.
@@ -593,17 +594,20 @@ class Router(wiring.Component):
         va_taken, va_owned, va_ok = self._allocate_vcs(m, cand, owner, credit) if self.separate_va else ({}, {}, None)
         ehold = Signal(name=f"ehold{n}")                               # ejection port: a packet is held
         eheld = [Signal(name=f"eheld{n}_{k}") for k in range(K)]     # one-hot: the packet held
+        # the ejection port offered a flit last cycle that the stream did not take: it offers it
+        # again, unchanged (AXI-Stream), and with input-first the flit's port offers no other VC
+        estall = Signal(name=f"estall{n}")
         eject_req = [c["eject"] for c in cand]
         # the flit each candidate would send (the hop count advanced on a head), or with input-first
         # each port's offered flit (``sources``), and the candidates of each source (``members``)
         if self.allocator != "combined":
             elig, eject_req, sources, members, advances = self._input_first(m, cand, elig, eject_req, ehold, eheld,
-                                                                            fifo, va_ok)
+                                                                            fifo, va_ok, estall)
         else:
             sources = [self._source(c) for c in cand]
             members, advances = [[k] for k in range(K)], []
         G = len(sources)
-        ejected, ej_busy = self._eject(m, cand, eject_req, ehold, eheld, sources, members)
+        ejected, ej_busy = self._eject(m, cand, eject_req, ehold, eheld, sources, members, estall)
         # output arbitration, one round-robin arbiter per plane
         sent_terms = [[] for _ in range(K)]
         link_valid = ej_busy    # every link, credit and ejection register that may hold a flit or a credit (idle)
@@ -788,7 +792,7 @@ class Router(wiring.Component):
         with m.If(Cat(*grants).any()):
             m.d.sync += [state["al"].eq(1), state["out"].eq(self._onehot_select(grants, planes))]
 
-    def _input_first(self, m, cand, elig, eject_req, hold, held, fifo, va_ok=None):
+    def _input_first(self, m, cand, elig, eject_req, hold, held, fifo, va_ok=None, stall=None):
         """Input-first allocation (``allocator="input-first"``): each input port offers one VC,
         round robin after the last of its VCs that moved, among those that can move now (``elig``
         on some plane, or an arrived packet the ejection port may take: none is held, or it is
@@ -797,9 +801,13 @@ class Router(wiring.Component):
         port's buffers then need one read: the fields other than the head register's sit in one
         LUT RAM per port (``V B`` entries, address ``(vc,
         slot)``; on ECP5 distributed RAM), written as a flit arrives, read at the offered VC's
-        head. Returns ``(elig, eject_req, sources, members, advances)``: the offered-only
-        requests, one flit source per port then per lane, the candidates of each source, and per
-        input port the statements that make the VC it offered the last that moved."""
+        head. ``stall`` (a register): the ejection port's offer was not taken last cycle; the port
+        of the held VC then offers only that VC, so the flit stays on the stream (without it the
+        port could offer another VC to a link and withdraw the flit, breaking AXI-Stream's rule
+        that tvalid stays high until the handshake). Returns ``(elig, eject_req, sources,
+        members, advances)``: the offered-only requests, one flit source per port then per
+        lane, the candidates of each source, and per input port the statements that make the VC
+        it offered the last that moved."""
         n, S, V, B, K, FIELDS = self.node, self.S, self.V, self.B, self.K, self.fields
         ok = []
         for k, c in enumerate(cand):
@@ -823,7 +831,10 @@ class Router(wiring.Component):
                 _, nxt, nk, advance = self._round_robin(m, f"i{n}_{y}", soon, last=grant)
                 m.d.sync += [Cat(*grant).eq(Cat(*nxt)), gk.eq(nk)]
             else:
-                _, grant, gk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] for k in ks])
+                # an ejected flit the stream did not take is offered again by its port, and only it
+                again = Signal(name=f"again{n}_{y}")
+                m.d.comb += again.eq(stall & Cat(*(held[k] for k in ks)).any())
+                _, grant, gk, advance = self._round_robin(m, f"i{n}_{y}", [ok[k] & (~again | held[k]) for k in ks])
             members.append(ks)
             advances.append(advance)
             for v, k in enumerate(ks):
@@ -876,12 +887,13 @@ class Router(wiring.Component):
                 m.d.comb += grant[k].eq(pgrant[g] & requests[k])
         return gv, grant, gk, advance
 
-    def _eject(self, m, cand, req, hold, held, sources, members):
+    def _eject(self, m, cand, req, hold, held, sources, members, stall):
         """The ejection side; returns, per candidate, the signal that its flit is ejected now, and
         the ejection registers that may hold a flit (with ``two-stage``, the ejection stage).
         ``req``: the candidates that ask to eject; ``hold``/``held``: the port's hold registers;
         the ejected flit is taken from ``sources`` (one per candidate, or with input-first one
-        per port), source g holding candidates ``members[g]``."""
+        per port), source g holding candidates ``members[g]``; ``stall`` the register set when an
+        offered flit is not taken (:meth:`_input_first`)."""
         n, K, FIELDS = self.node, self.K, self.fields
         if self.eject == "vc":
             for k, c in enumerate(cand):
@@ -916,6 +928,7 @@ class Router(wiring.Component):
             accept = out.ready
             m.d.comb += [out.payload[f].eq(self._pick(m, [src[f] for src in sources], gk, f"ej_{f}")) for f in FIELDS]
             m.d.comb += out.valid.eq(gv)
+            m.d.sync += stall.eq(gv & ~accept)
         for k, c in enumerate(cand):
             m.d.comb += go[k].eq(offer[k] & accept)
         with m.If(~hold & fv):
