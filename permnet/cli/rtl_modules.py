@@ -226,7 +226,14 @@ def network_options(f):
                      help="seeded uniform packets for the per-node generators")(f)
     f = click.option("--trace", type=click.Path(dir_okay=False), default=None,
                      help="'cycle src dst size' lines for the generators instead (one per node per cycle)")(f)
-    f = click.option("--switching", type=click.Choice(["vct", "wormhole"]), default="vct", show_default=True)(f)
+    f = click.option("--stages", type=int, default=None,
+                     help="--switching deflection: register stages per hop inside each router, 1 or 2 (default 1)")(f)
+    f = click.option("--ejection-width", type=int, default=None,
+                     help="--switching deflection: ejection FIFOs (2 flits each) per node, sharing the node's "
+                          "output stream (default 2)")(f)
+    f = click.option("--switching", type=click.Choice(["vct", "wormhole", "deflection"]), default="vct",
+                     show_default=True, help="the VC routers' switching, or bufferless deflection routers "
+                     "(--endpoints stream; single-flit packets; run-time planes swap without a drain)")(f)
     f = click.option("--router", type=click.Choice(ROUTER_CHOICES), default="auto", show_default=True,
                      help="route with the divider-free next-hop unit (LDI with M = S^(h-1) G; auto picks it there) "
                           "or with per-node route tables")(f)
@@ -301,18 +308,33 @@ def gen_router(target="generic", ejection_width=None, stages=None, **options):
         require(not given, f"--switching deflection has no VCs, buffers or credits: drop {', '.join(given)}")
         return deflection_router(options["M"], options["S"], options["topology"], options["node"],
                                  options["flit_width"], 2 if ejection_width is None else ejection_width,
-                                 1 if stages is None else stages, cells=target)
+                                 1 if stages is None else stages, cells="ecp5" if target == "ecp5" else "generic")
     given = _given(DEFLECTION_ONLY)
     require(not given, f"{', '.join(given)} needs --switching deflection")
     return router(**options, cells=target)
 
 
-def gen_network(target="generic", **options):
-    from permnet.rtlnet import network
+# the VC network's options, which the deflection network has not
+VC_NETWORK_ONLY = ("vcs", "buffer", "router", "link_stages", "credit_stages", "allocator", "plane_stages", "lanes",
+                   "max_size", "trace", "packets", "span", "seed")
+
+
+def gen_network(target="generic", ejection_width=None, stages=None, **options):
+    from permnet.rtlnet import deflection_network, network
 
     require(options.get("planes_file") is None or not _given(["topology"]),
             "--topology: the network of --planes-file replaces the topology; give one of them")
-
+    if options["switching"] == "deflection":
+        given = _given(VC_NETWORK_ONLY)
+        require(not given, f"--switching deflection has no VCs, buffers, credits or self-test trace: "
+                           f"drop {', '.join(given)}")
+        require(options["endpoints"] == "stream", "--switching deflection builds the network with stream endpoints: "
+                                                  "add --endpoints stream")
+        return deflection_network(options["M"], options["S"], options["topology"], options["flit_width"],
+                                  2 if ejection_width is None else ejection_width, 1 if stages is None else stages,
+                                  options["planes"], options["planes_file"], target)
+    given = _given(DEFLECTION_ONLY)
+    require(not given, f"{', '.join(given)} needs --switching deflection")
     return network(**options, target=target)
 
 
