@@ -21,6 +21,8 @@ def read_demand(spec: str, M: int, seed: int = 0):
     p = Path(spec)
     if not p.exists():
         raise PermnetError(f"--traffic {spec!r} is neither a pattern ({', '.join(patterns.PATTERNS)}) nor a file")
+    if not p.is_file():         # /dev/zero, a FIFO: read until memory runs out
+        raise PermnetError(f"--traffic {spec}: not a regular file (a demand is read from a CSV or .npy file)")
     if p.suffix.lower() == ".npy":
         try:
             data = p.read_bytes()

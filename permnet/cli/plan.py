@@ -7,6 +7,10 @@ import click
 from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, ldi_options, ocs_output_options, parallel_options, written
 
 
+# --evals: arc swaps of the search (each a few weighted-hops BFS; 10^7 take minutes on LDI(64,4))
+MAX_EVALS = 10**7
+
+
 def _fmt(x) -> str:
     return "inf (demand unreachable)" if x == float("inf") else f"{x:.6g}"
 
@@ -39,13 +43,32 @@ def plan(traffic, M, S, seed, evaluations, output, fmt, device_ports, single_fil
     """K planes of circuits for the heaviest demand, LDI(M,S-K) for the rest; K by the weighted mean hops.
 
     With --schedule: a sequence of configurations within the horizon, compared with Solstice and BvN."""
+    from permnet.fileio import refuse_over_input
     from permnet.gen.errors import require
+    from permnet.gen.traffic.patterns import is_pattern
     from permnet.trafficfiles import plan_file, schedule_file
 
+    refuse_over_input(output, [None if is_pattern(traffic) else traffic])
+    require(output is not None or (fmt is None and device_ports is None and not single_file),
+            "--format, --device-ports and --single-file shape the file written: give -o")
+    if single_file and output is not None:
+        from pathlib import Path
+
+        from permnet import formats
+
+        f = formats.get(fmt) if fmt else formats.for_path(Path(output))
+        require(f.per_device, f"--single-file: a {f.name} file holds every plane already (the option is for the "
+                "per-switch formats, which write one file per plane by default)")
+    require(evaluations <= MAX_EVALS, f"--evals must be 0..{MAX_EVALS:,} arc swaps, got {evaluations:,}")
+
     if schedule:
+        from pathlib import Path
+
         require(delay is not None and horizon is not None, "--schedule needs --reconfig-delay and --horizon")
         require(fmt in (None, "json") and device_ports is None and not single_file and not evaluations,
                 "--schedule writes a JSON configuration; --format/--device-ports/--single-file/--evals do not apply")
+        require(output is None or Path(output).suffix.lower() in ("", ".json"),
+                f"-o {output}: --schedule writes a JSON configuration (a .json file or a folder)")
         rep, paths = schedule_file(traffic, M, S, delay=delay, horizon=horizon, load=load, seed=seed,
                                    two_hop=two_hop, output=output)
         if as_json:
@@ -59,7 +82,8 @@ def plan(traffic, M, S, seed, evaluations, output, fmt, device_ports, single_fil
         if paths:
             click.echo(written(paths))
         return
-    require(delay is None and horizon is None and not two_hop and load == 1.0,
+    load_given = click.get_current_context().get_parameter_source("load") != click.core.ParameterSource.DEFAULT
+    require(delay is None and horizon is None and not two_hop and not load_given,
             "--reconfig-delay, --horizon, --load and --two-hop need --schedule")
 
     res, paths = plan_file(traffic, M, S, seed=seed, evaluations=evaluations, output=output, fmt=fmt,

@@ -42,3 +42,18 @@ def test_demand_whose_sums_overflow_is_refused(tmp_path):
     p = run(*PLAN, "--traffic", "huge.npy", "-o", "out.json", check=False, cwd=tmp_path, timeout=60)
     _refused(p, "sum to more than the largest float")
     assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--traffic", "/dev/zero", "-o", "out.json"], "not a regular file"),     # read until memory ran out
+    (["--traffic", "uniform", "--evals", "1000000000", "-o", "out.json"], "--evals must be 0..10,000,000"),
+    (["--traffic", "uniform", "-o", "out.json", "--single-file"], "--single-file: a json file holds every plane"),
+    (["--traffic", "uniform", "--device-ports", "32"], "give -o"),
+    (["--traffic", "uniform", "--load", "1.0"], "--load and --two-hop need --schedule"),
+    (["--schedule", "--reconfig-delay", "1", "--horizon", "100", "--traffic", "uniform", "-o", "out.csv"],
+     "--schedule writes a JSON configuration"),
+])
+def test_plan_options_that_do_not_apply_are_refused(args, needle, tmp_path):
+    p = run(*PLAN, *args, check=False, cwd=tmp_path, timeout=60)
+    _refused(p, needle)
+    assert list(tmp_path.iterdir()) == []

@@ -31,10 +31,10 @@ def _stop(args, sig, tmp_path, after_s):
 
 
 def test_sigterm_during_numba_kernels_is_143(tmp_path):
-    """``plan --evals 10^9`` spends its time in numba kernels (``_hops_all``): the audit's run
+    """``plan --evals 10^7`` spends its time in numba kernels (``_hops_all``): the audit's run
     ended in ``internal error: SystemError: CPUDispatcher(...) returned a result with an
     exception set`` (exit 3)."""
-    code, out, err, took = _stop(["plan", "-M", "64", "-S", "4", "--traffic", "uniform", "--evals", "1000000000",
+    code, out, err, took = _stop(["plan", "-M", "64", "-S", "4", "--traffic", "uniform", "--evals", "10000000",
                                   "-o", "out.json"], signal.SIGTERM, tmp_path, 6)
     assert code == 143, err
     assert err.splitlines() == ["permnet: terminated"] and took < 3
