@@ -65,3 +65,12 @@ def test_a_sweep_stopped_by_its_rule_is_the_same_on_two_workers(address):
     assert [p.load for p in one.points] == [p.load for p in two.points]
     assert len([p for p in one.points if not p.stable and p.load in loads]) == 1   # the rule did stop it
     assert one.saturation == two.saturation and one.as_dict() == two.as_dict()
+
+
+@pytest.mark.slow
+def test_compare_rows_are_the_same_on_a_cluster(address):
+    from permnet.gen.analysis.compare import compare
+
+    one = compare(["hypercube", "torus2d"], 64)
+    assert {r.family for r in one} == {"hypercube", "torus2d"} and [r.nodes for r in one] == sorted(r.nodes for r in one)
+    assert compare(["hypercube", "torus2d"], 64, scheduler=address) == one
