@@ -46,7 +46,36 @@ class _Commands(click.Group):
                 families.register(self, topo.group, route.group)
             else:
                 self.add_command(importlib.import_module(f"permnet.cli.{COMMANDS[name]}").group, name)
-        return self.commands.get(name)
+        cmd = self.commands.get(name)
+        if cmd is not None:
+            _once_each(cmd)
+        return cmd
+
+
+def _once_each(cmd) -> None:
+    """Make ``cmd`` (and its subcommands) refuse an option given twice (``-M 16 -M 32``): the
+    last would win silently, and options that contradict each other are refused. Options
+    declared ``multiple`` or ``count`` are meant to be repeated."""
+    if getattr(cmd, "_once_each", False):
+        return
+    parse = cmd.parse_args
+
+    def parse_args(ctx, args):
+        if not ctx.resilient_parsing:
+            _, _, order = cmd.make_parser(ctx).parse_args(args=list(args))
+            seen = set()
+            for param in order:
+                if isinstance(param, click.Option) and not (param.multiple or param.count):
+                    if param.name in seen:
+                        flags = "/".join(sorted(param.opts + param.secondary_opts, key=len, reverse=True))
+                        raise click.UsageError(f"{flags} given more than once; give it once", ctx)
+                    seen.add(param.name)
+        return parse(ctx, args)
+
+    cmd.parse_args = parse_args
+    cmd._once_each = True
+    for sub in getattr(cmd, "commands", {}).values():
+        _once_each(sub)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
