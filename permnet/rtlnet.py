@@ -19,7 +19,8 @@ from permnet.gen.limits import RTL_VC_BUFFERS
 from permnet.gen.routing.allocation import ALLOCATORS
 
 __all__ = ["MAX_NODES", "MAX_FLIT_WIDTH", "ROUTER_CHOICES", "ENDPOINTS", "ALLOCATORS", "NetworkPlan", "plan", "network",
-           "stream_network", "stream_routes", "swap_words", "router_for", "wired_network", "deflection_router"]
+           "stream_network", "stream_routes", "swap_words", "router_for", "wired_network", "deflection_router",
+           "deflection_network"]
 
 MAX_NODES = 64          # the RTL network is for small networks
 MAX_VC_BUFFERS = RTL_VC_BUFFERS    # M*S*vcs: elaboration time grows with it (issue 29: -M 64 -S 8 did not finish)
@@ -365,3 +366,37 @@ def deflection_router(M: int, S: int, topology: str = "ldi", node: int = 0, flit
               "ejection_width": ejection, "stages": stages, "hop_cycles": comp.K, "age_bits": comp.age_bits,
               "diameter": comp.diameter, "cells": cells}
     return emit.Generated("router", "deflection_router", comp, params)
+
+
+def deflection_network(M: int, S: int, topology: str = "ldi", flit_width: int | None = None, ejection: int = 2,
+                       stages: int = 1, planes: str = "wires", planes_file=None, target: str = "generic"):
+    """The network of deflection routers with AXI-Stream endpoints
+    (:class:`permnet.hdl.deflect_net.DeflectionStream`, :class:`permnet.hdl.emit.Generated` named
+    ``<topology>_network_deflection``) on :func:`wired_network` (M, S, ``topology`` or
+    ``planes_file``): ``flit_width`` tdata bits (default 32), ``ejection`` ejection FIFOs per
+    node behind each node's one output stream, ``stages`` register stages per hop (1 or 2);
+    ``planes`` ``wires``, or ``crossbar`` / ``benes`` loadable at run time (the ``cfg__*``
+    ports, and the mask tables' ``rt__*``: the swap without a drain,
+    :class:`permnet.hdl.deflect_net.DeflectionNetwork`). ``target="ecp5"``: the routers' and
+    the run-time planes' multiplexers of hand-mapped ECP5 cells (synthesis only)."""
+    from permnet.hdl import emit
+    from permnet.hdl.deflect_net import DeflectionStream
+    from permnet.hdl.netip import PLANE_KINDS
+
+    flit_width = STREAM_FLIT_WIDTH if flit_width is None else flit_width
+    require(1 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 1..{MAX_FLIT_WIDTH} bits for streams, "
+            f"got {flit_width}")
+    require(planes in PLANE_KINDS, f"unknown planes {planes!r} ({', '.join(PLANE_KINDS)})")
+    require(1 <= ejection <= S, f"--ejection-width must be 1..S = {S}, got {ejection}")
+    require(stages in (1, 2), f"--stages must be 1 or 2, got {stages}")
+    net = wired_network(M, S, topology, planes_file)
+    cells = emit.cells_for(target)
+    comp = DeflectionStream(net.table.planes.tolist(), ejection=ejection, width=flit_width, stages=stages,
+                            cells=cells or "generic", plane_kind=planes)
+    if hasattr(comp.net.plane_set, "cells"):
+        comp.net.plane_set.cells = cells
+    params = {"topology": net.name, "switching": "deflection", "endpoints": "stream", "flit_width": flit_width,
+              "ejection_width": ejection, "stages": stages, "hop_cycles": comp.K, "age_bits": comp.net.age_bits}
+    if planes != "wires":
+        params["planes"] = planes
+    return emit.Generated("network", f"{_module_name(topology, planes_file)}_network_deflection", comp, params)

@@ -45,13 +45,17 @@ TOPS = {
     "network_selftest": ("network", *LDI42, "--packets", "8", "--span", "8"),
     "network_selftest_crossbar": ("network", *LDI42, "--packets", "8", "--span", "8", "--planes", "crossbar"),
     "network_selftest_benes": ("network", *LDI42, "--packets", "8", "--span", "8", "--planes", "benes"),
+    "router_deflection": ("router", *LDI42, "--switching", "deflection", "--stages", "2"),
+    "network_deflection": (*STREAM, "--switching", "deflection"),
+    "network_deflection_crossbar": (*STREAM, "--switching", "deflection", "--planes", "crossbar", "--stages", "2"),
+    "network_deflection_benes": (*STREAM, "--switching", "deflection", "--planes", "benes", "--ejection-width", "1"),
     "hil_all": ("hil", "--design", "all"),
     "hil_crossbar_uart": ("hil", "--design", "crossbar", "--uart-divisor", "8"),
     "hil_network": ("hil", "--design", "network", *LDI42),
     "hil_network_benes": ("hil", "--design", "network", *LDI42, "--planes", "benes"),
 }
 DEFAULT = {"nexthop_closed", "crossbar_tdm", "waksman", "planes_crossbar", "router",
-           "network_stream", "hil_all"}
+           "network_stream", "network_deflection", "hil_all"}
 
 
 @pytest.mark.parametrize("name", [n if n in DEFAULT else pytest.param(n, marks=pytest.mark.slow) for n in TOPS])
