@@ -59,9 +59,9 @@ def top_ports(text: str, top: str) -> list[Port]:
 
 
 def testbench(ports: list[Port], top: str, *, clock="clk", reset="rst", reset_cycles=5, cycles=20) -> str:
-    """The testbench text: ``XBIT <cycle> <port>`` for every unknown output, then ``XCLEAN DONE``."""
+    """The testbench text: ``XBIT <cycle> <port>`` for every unknown output, then ``XCLEAN DONE``.
+    A top without ``clock`` (combinational) gets the same checks 10 ns apart."""
     names = {p.name for p in ports}
-    assert clock in names, f"{top} has no {clock} input"
     lines = ["`timescale 1ns/1ps", "module xclean_tb;"]
     conns = []
     for k, p in enumerate(ports):
@@ -71,6 +71,7 @@ def testbench(ports: list[Port], top: str, *, clock="clk", reset="rst", reset_cy
         conns.append(f"    .{p.ref}({sig})")
     lines.append(f"  {top} dut (\n" + ",\n".join(conns) + "\n  );")
     sig = {p.name: f"p{k}" for k, p in enumerate(ports)}
+    tick = f"#5 {sig[clock]} = 1; #5 {sig[clock]} = 0;" if clock in names else "#10;"
     lines.append("  integer cycle;")
     lines.append("  initial begin")
     for p in ports:
@@ -78,11 +79,11 @@ def testbench(ports: list[Port], top: str, *, clock="clk", reset="rst", reset_cy
             lines.append(f"    {sig[p.name]} = 0;")
     if reset in names:
         lines.append(f"    {sig[reset]} = 1;")
-    lines.append(f"    repeat ({reset_cycles}) begin #5 {sig[clock]} = 1; #5 {sig[clock]} = 0; end")
+    lines.append(f"    repeat ({reset_cycles}) begin {tick} end")
     if reset in names:
         lines.append(f"    {sig[reset]} = 0;")
     lines.append(f"    for (cycle = 0; cycle < {cycles}; cycle = cycle + 1) begin")
-    lines.append(f"      #5 {sig[clock]} = 1; #5 {sig[clock]} = 0;")
+    lines.append(f"      {tick}")
     for p in ports:
         if p.direction != "input":
             lines.append(f'      if ($isunknown({sig[p.name]})) $display("XBIT %0d {p.name}", cycle);')
