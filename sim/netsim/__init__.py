@@ -102,6 +102,14 @@ leaves every cycle). Around it (:mod:`permnet.sim.netsim.deflect_kernel`):
   always ready). No deadlock is possible; nothing times out.
 * :func:`deflection_trace`: the per-packet delivery log of a trace, the
   reference for cycle-exact tests of the RTL network.
+* The spec's options, model only (the RTL implements the default):
+  ``Config.deflect = "nearest"`` (neutral outputs before others) and
+  ``Config.side_buffer = B`` (a MinBD-style side buffer per node); with a
+  buffer, ``hops_max`` stays below ``hop_bound(..., side_buffer=B)``. The
+  result also gives ``inject_stall`` (the fraction of node-cycles with a
+  packet at the injection port that found no free slot), ``eject_missed``
+  (flits at their destination not ejected, per node per cycle) and
+  ``side_entered`` (side-buffer entries per node per cycle).
 
 Random numbers come from one seeded MT19937 stream; a run is a function of
 its inputs and the seed.
