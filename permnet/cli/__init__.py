@@ -94,6 +94,8 @@ def main(argv=None) -> int:
     import os
     import signal
 
+    use_writable_numba_cache()
+
     received = []       # the signals that arrived: the command ends with the first one's exit status
 
     def _terminated(signum, frame):
@@ -201,6 +203,51 @@ def _tool_memory_line(exc: BaseException) -> str | None:
                 "4.1 GB of virtual address space; raise the address-space limit (ulimit -v unlimited, or at "
                 "least 5000000 KB)")
     return None
+
+
+def use_writable_numba_cache(env=None) -> str | None:
+    """numba caches compiled kernels beside their source (``__pycache__``); where that tree is
+    not writable (a system install, a container running as another user) it tries the user's
+    cache folder and, if that is not writable either, fails every command ("cannot cache
+    function ...: no locator available").  Unless ``NUMBA_CACHE_DIR`` is set, point it at a
+    writable per-user folder then (``$XDG_CACHE_HOME``/``~/.cache``/``permnet-numba``, else
+    one in the temporary folder).  Returns the folder chosen, or None."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    env = os.environ if env is None else env
+    if env.get("NUMBA_CACHE_DIR"):
+        return None
+    import permnet
+
+    tree = Path(permnet.__file__).resolve().parent.parent
+    if all(_writable(tree / sub) for sub in ("gen", "sim")):
+        return None
+    home = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for folder in (os.path.join(home, "permnet-numba"),
+                   os.path.join(tempfile.gettempdir(), f"permnet-numba-{os.getuid()}")):
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+        except OSError:
+            continue
+        if _writable(Path(folder)):
+            env["NUMBA_CACHE_DIR"] = folder
+            if "numba" in sys.modules and env is os.environ:    # numba read its configuration at import
+                from numba.core import config
+
+                config.reload_config()
+            return folder
+    return None
+
+
+def _writable(folder) -> bool:
+    """Whether files can be created in ``folder`` (or its ``__pycache__``)."""
+    import os
+
+    cache = folder / "__pycache__"
+    target = cache if cache.is_dir() else folder
+    return os.access(target, os.W_OK | os.X_OK)
 
 
 def threading_is_main() -> bool:
