@@ -121,7 +121,7 @@ class Runner:
                     self._client = Client(self._cluster)
                 else:
                     try:
-                        self._client = Client(self.scheduler, timeout="10s")
+                        self._client = Client(self.scheduler, timeout="30s")  # a busy machine answers late
                     except OSError as exc:
                         raise PermnetError(f"scheduler {self.scheduler}: {exc}") from None
             return self._client

@@ -20,10 +20,10 @@ NETSIM = ["netsim", "--topology", "ldi,debruijn", "-M", "64", "-S", "4", "--load
 def test_netsim_sweep_is_byte_identical_on_any_workers(tmp_path):
     """Three loads on two topologies, then two bisection rounds (the saturation lies between the
     first and the second load of both)."""
-    one = run(*NETSIM, cwd=tmp_path, fresh=True).stdout
+    one = run(*NETSIM, cwd=tmp_path).stdout
     assert '"saturation": 0.2' in one or '"saturation": 0.15' in one     # the refinement ran
-    assert run(*NETSIM, "--workers", "2", cwd=tmp_path, fresh=True).stdout == one
-    assert run(*NETSIM, "--workers", "2", "--scheduler", "local", cwd=tmp_path, fresh=True).stdout == one
+    assert run(*NETSIM, "--workers", "2", cwd=tmp_path).stdout == one
+    assert run(*NETSIM, "--workers", "2", "--scheduler", "local", cwd=tmp_path).stdout == one
 
 
 @pytest.fixture(scope="module")
