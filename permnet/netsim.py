@@ -120,6 +120,8 @@ def run(req: NetsimRequest, config) -> NetsimReport:
         bad = [o for o in req.given if o in DEFLECTION_ONLY]
         require(not bad, f"{', '.join(bad)}: only with --switching deflection")
     require(req.trace is None or req.traffic_matrix is None, "--trace and --traffic-matrix exclude each other")
+    require(req.traffic is None or req.traffic_matrix is None,
+            "--traffic and --traffic-matrix exclude each other (the matrix gives every destination)")
     require(0 <= req.refine <= 20, f"--refine must be 0..20 bisection steps, got {req.refine}")
     require(req.trace is None or (req.traffic is None and req.load is None),
             "--trace gives every packet and its cycle; --traffic and --load would be ignored: give one or the other")
@@ -138,7 +140,8 @@ def run(req: NetsimRequest, config) -> NetsimReport:
         elif req.traffic_matrix is not None:
             from permnet.trafficfiles import read_demand
 
-            traffic = netsim.matrix(read_demand(req.traffic_matrix, net.table.M, cfg.seed), req.traffic_matrix)
+            traffic = netsim.matrix(read_demand(req.traffic_matrix, net.table.M, cfg.seed, "--traffic-matrix"),
+                                    req.traffic_matrix)
         else:
             traffic = netsim.pattern(req.traffic or "uniform", net.table.M, cfg.seed)
         if cfg.switching != "deflection":

@@ -11,8 +11,9 @@ from permnet.gen.errors import PermnetError
 __all__ = ["read_demand"]
 
 
-def read_demand(spec: str, M: int, seed: int = 0):
-    """The M x M demand of ``spec``: a pattern name (seeded), else a ``.npy`` or CSV file."""
+def read_demand(spec: str, M: int, seed: int = 0, option: str = "--traffic"):
+    """The M x M demand of ``spec``: a pattern name (seeded), else a ``.npy`` or CSV file;
+    ``option`` is what the errors name (``--traffic``, ``--traffic-matrix``)."""
     from permnet.fileio import read_text
     from permnet.gen.traffic import demand, patterns
 
@@ -20,9 +21,9 @@ def read_demand(spec: str, M: int, seed: int = 0):
         return patterns.pattern(spec, M, seed)
     p = Path(spec)
     if not p.exists():
-        raise PermnetError(f"--traffic {spec!r} is neither a pattern ({', '.join(patterns.PATTERNS)}) nor a file")
+        raise PermnetError(f"{option} {spec!r} is neither a pattern ({', '.join(patterns.PATTERNS)}) nor a file")
     if not p.is_file():         # /dev/zero, a FIFO: read until memory runs out
-        raise PermnetError(f"--traffic {spec}: not a regular file (a demand is read from a CSV or .npy file)")
+        raise PermnetError(f"{option} {spec}: not a regular file (a demand is read from a CSV or .npy file)")
     if p.suffix.lower() == ".npy":
         try:
             data = p.read_bytes()

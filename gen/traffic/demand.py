@@ -105,7 +105,10 @@ def parse_demand_text(text: str, M: int, name: str = "demand") -> np.ndarray:
             w = _number(r[2], name, line)
             require(np.isfinite(w), f"{name}:{line}: weight {r[2]} is not finite")
             require(w >= 0, f"{name}:{line}: weight {r[2]} is negative")
-            D[s, d] += w
+            total = float(D[s, d]) + w            # Python floats: an overflow is inf, not a numpy warning
+            require(total < np.inf, f"{name}:{line}: the weights of ({s},{d}) add up past the largest float "
+                    f"({np.finfo(float).max:.3g})")
+            D[s, d] = total
         return check_demand(D, M, name)
     widths = {len(r) for _, r in rows}
     require(len(widths) == 1, f"{name}: rows of different lengths {sorted(widths)}")
