@@ -177,7 +177,7 @@ class Runner:
         and those not yet consumed when the iteration stops are cancelled."""
         jobs = list(jobs)
         handles = [self.submit(fn, j, shared) for j in jobs]
-        bar = self._bar(len(jobs), desc)
+        bar = self.bar(len(jobs), desc)
         done = 0
         try:
             for h in handles:
@@ -195,8 +195,9 @@ class Runner:
         """:meth:`imap` as a list."""
         return list(self.imap(fn, jobs, shared, desc))
 
-    def _bar(self, n: int, desc: str):
-        if self.progress is False or n <= 1:
+    def bar(self, n: int | None, desc: str):
+        """A tqdm bar of ``n`` jobs as :attr:`progress` asks, or None."""
+        if self.progress is False or (n is not None and n <= 1):
             return None
         from tqdm import tqdm
 

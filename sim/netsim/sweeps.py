@@ -74,11 +74,14 @@ def sweep_all(items, load_list, stop_after: int = 2, refine: int = 0, runner: Ru
     # every point of every network is submitted at once; each network's are read back in order
     handles = [[runner.submit(_point, x, s) for x in load_list] for s in shares]
     scans = []
+    bar = runner.bar(len(items) * len(load_list), "load points")  # none for one point, or off a terminal
     try:
         for hs in handles:
             scan = _Scan(stop_after)
             for i, (x, h) in enumerate(zip(load_list, hs)):
                 scan.add(x, runner.result(h))
+                if bar is not None:
+                    bar.update(1)
                 if scan.done:
                     runner.cancel(hs[i + 1:])
                     break
@@ -86,6 +89,9 @@ def sweep_all(items, load_list, stop_after: int = 2, refine: int = 0, runner: Ru
     except BaseException:
         runner.cancel([h for hs in handles for h in hs])
         raise
+    finally:
+        if bar is not None:
+            bar.close()
     # bisection where the loads found a stable point below an unstable one and no deadlock
     bounds = {k: [sc.saturation, sc.first_bad] for k, sc in enumerate(scans)
               if sc.saturation is not None and sc.first_bad is not None and not any(p.deadlock for p in sc.points)}
