@@ -116,8 +116,10 @@ class Runner:
                     import multiprocessing as mp
 
                     self._before = set(mp.active_children())
+                    # its own log lines (a worker lost to Ctrl-C) are not the user's business: a job's
+                    # error comes back as the job's exception
                     self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                                 dashboard_address=None, silence_logs=logging.ERROR)
+                                                 dashboard_address=None, silence_logs=logging.CRITICAL)
                     self._client = Client(self._cluster)
                 else:
                     try:
