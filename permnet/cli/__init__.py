@@ -184,6 +184,7 @@ def _stopped(code: int, received) -> int:
 
     click.echo("permnet: interrupted" if code == EXIT_INTERRUPTED else "permnet: terminated", err=True)
     if received:
+        _end_children()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -191,6 +192,31 @@ def _stopped(code: int, received) -> int:
                 pass
         os._exit(code)
     return code
+
+
+def _end_children() -> None:
+    """SIGTERM to this process's own child processes (a yosys that Amaranth started and does not
+    stop when the wait for it is interrupted), so that none outlives the command.  Linux
+    (``/proc``); elsewhere nothing."""
+    import os
+    import signal
+
+    me = os.getpid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+            ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+            if ppid == me:
+                os.kill(int(entry), signal.SIGTERM)
+        except (OSError, ValueError, IndexError):      # gone meanwhile, or not ours to signal
+            continue
 
 
 def _tool_memory_line(exc: BaseException) -> str | None:

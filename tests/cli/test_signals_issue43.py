@@ -85,3 +85,46 @@ def test_yosys_under_an_address_space_limit_is_one_line(tmp_path):
     assert p.returncode == 2, p.stderr
     assert p.stderr.count("\n") == 1 and "could not reserve its memory" in p.stderr and "ulimit -v" in p.stderr
     assert "Traceback" not in p.stderr and list(tmp_path.iterdir()) == []
+
+
+def _children(pid):
+    import os
+
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat", "rb").read()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+            if ppid == pid:
+                out.append(int(entry))
+    return out
+
+
+@pytest.mark.slow        # an elaboration first (about 10 s), then yosys
+def test_sigterm_during_yosys_leaves_no_yosys_running(tmp_path):
+    """Amaranth runs yosys as a child process and does not stop it when its wait is interrupted:
+    the command ended but yosys ran on."""
+    import os
+
+    proc = subprocess.Popen(PERMNET + ["rtl", "router", "-M", "8", "-S", "2", "-o", "r.v"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not _children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        kids = _children(proc.pid)
+        assert kids, "yosys never started"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143 and err.splitlines() == ["permnet: terminated"], err
+    time.sleep(1)
+    alive = [k for k in kids if os.path.exists(f"/proc/{k}")
+             and open(f"/proc/{k}/stat", "rb").read().split(b") ")[1][:1] != b"Z"]
+    assert alive == [] and list(tmp_path.iterdir()) == []
