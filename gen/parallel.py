@@ -64,6 +64,13 @@ def _call_value(fn, value, job):
     return fn(value, job)
 
 
+class _Inline:
+    """A shared object sent with every job (the processes had started when it was shared)."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
 class Runner:
     """One pool of workers for several rounds of jobs (a context manager).
 
@@ -100,7 +107,7 @@ class Runner:
         elif self._pool is None:  # sent to each process once, when it starts
             self._shares[key] = obj
         else:  # the processes have started: sent with every job instead
-            self._shares[key] = ("value", obj)
+            self._shares[key] = _Inline(obj)
         return key
 
     def _start(self, fn=None):
@@ -153,8 +160,8 @@ class Runner:
         if shared is None:
             return pool.submit(fn, job)
         s = self._shares[shared]
-        if isinstance(s, tuple) and len(s) == 2 and s[0] == "value":
-            return pool.submit(_call_value, fn, s[1], job)
+        if isinstance(s, _Inline):
+            return pool.submit(_call_value, fn, s.obj, job)
         return pool.submit(_call_shared, fn, shared, job)
 
     def result(self, handle):

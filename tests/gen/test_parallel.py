@@ -74,3 +74,11 @@ def test_compare_rows_are_the_same_on_a_cluster(address):
     one = compare(["hypercube", "torus2d"], 64)
     assert {r.family for r in one} == {"hypercube", "torus2d"} and [r.nodes for r in one] == sorted(r.nodes for r in one)
     assert compare(["hypercube", "torus2d"], 64, scheduler=address) == one
+
+
+def test_an_object_shared_after_the_processes_started_still_reaches_the_jobs():
+    with Runner(2, progress=False) as r:
+        first = r.share([1, 2, 3])
+        assert r.map(operator.getitem, [2, 0], shared=first) == [3, 1]
+        late = r.share(("value", "x"))          # the pool is running: sent with every job
+        assert r.map(operator.getitem, [1, 0], shared=late) == ["x", "value"]
