@@ -114,20 +114,24 @@ never share it: a node injects at most one flit a cycle.
 Livelock freedom (the bound, :func:`hop_bound`)
 -----------------------------------------------
 With every ejection queue drained each cycle, every flit reaches its
-destination within ``N D`` hops, where D is the diameter and
-``N = M S K`` the most flits the network can hold (one per output register
-and link stage). Proof: flits injected after a flit F are younger, so the
-flits of higher priority than F are among the at most N - 1 in the network
-when F is injected, and their number only falls. The highest-priority flit
-in the network wins every 2x2 block it meets, so it takes a productive side
-at every stage (a block's winner with a usable side takes it), hence a
-productive output at every node; at its destination it is the highest in
-its ejection port's slots and the queue has room, so it is ejected. It is at
-most D hops from its destination, so it leaves within D hops; then the next
-one is highest. So F leaves within (N - 1) D + D hops. ``age_bits`` holds
-``N D K`` cycles, so ages do not saturate within the bound. When the user
-holds ``ready`` low, flits to that node are deflected until it takes them:
-no bound holds then (nothing is lost or misdelivered).
+destination within ``N D`` hops for K = 1 and ``N (D + 1)`` hops for K > 1,
+where D is the diameter and ``N = M S K`` the most flits the network can hold
+(one per output register and link stage). Proof: flits injected after a flit
+F are younger, so the flits of higher priority than F are among the at most
+N - 1 in the network when F is injected, and their number only falls. The
+highest-priority flit in the network wins every 2x2 block it meets, so it
+takes a productive side at every stage (a block's winner with a usable side
+takes it), hence a productive output at every node; at its destination it is
+the highest in its ejection port's slots and the queue has room, so it is
+ejected. When it becomes the highest it is at a router's inputs (K = 1) or
+possibly partway along a link (K > 1), at most D hops from its destination
+from the next router on, so it leaves within D hops (K = 1) or within
+(D + 1) K cycles (K > 1), in which every other flit takes at most D + 1 hops
+(all flits move one hop every K cycles); then the next one is highest. So F
+leaves within (N - 1) D + D hops, or (N - 1)(D + 1) + (D + 1) for K > 1.
+``age_bits`` holds the bound's cycles, so ages do not saturate within it.
+When the user holds ``ready`` low, flits to that node are deflected
+until it takes them: no bound holds then (nothing is lost or misdelivered).
 
 With ``neutral_row`` the proof is unchanged: a flit with a productive output in
 reach uses its productive mask, so the highest-priority flit's moves are the
@@ -233,10 +237,11 @@ def neutral_masks(planes, dist: np.ndarray | None = None) -> np.ndarray:
 
 def hop_bound(M: int, S: int, diameter: int, hop_cycles: int = 1, side_buffer: int = 0) -> int:
     """Hops within which every flit is delivered while every ejection queue is drained (module doc):
-    ``M S K D``; with a side buffer of B > 0 flits, ``M (S K + B) (D + 1)``."""
+    ``M S D`` for K = 1, ``M S K (D + 1)`` for K > 1 (a flit may become the oldest partway along
+    a link); with a side buffer of B > 0 flits, ``M (S K + B) (D + 1)``."""
     if side_buffer:
         return M * (S * hop_cycles + side_buffer) * (diameter + 1)
-    return M * S * hop_cycles * diameter
+    return M * S * hop_cycles * (diameter + (1 if hop_cycles > 1 else 0))
 
 
 def age_bits(M: int, S: int, diameter: int, hop_cycles: int = 1, side_buffer: int = 0) -> int:
