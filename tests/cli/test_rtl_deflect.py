@@ -7,24 +7,31 @@ import re
 import pytest
 
 from cli_runner import run
+from permnet.gen.routing import tables
+from permnet.gen.routing.deflection import age_bits, distances
 
 
 def test_rtl_deflection_router_ports(tmp_path):
     """Module ``deflection_router``: S links each way (valid, flit = dst src age payload), the
     injection stream (dst, payload) and E ejection streams (src, payload)."""
-    p = run("rtl", "router", "-M", 16, "-S", 4, "--switching", "deflection", "--flit-width", 8,
+    p = run("rtl", "router", "-M", 8, "-S", 2, "--switching", "deflection", "--flit-width", 8,
             "--ejection-width", 1, "--stages", 2, "-o", "out/d.v", cwd=tmp_path)
     assert p.stderr.strip() == "wrote out/d.v"
     text = (tmp_path / "out" / "d.v").read_text()
     top = re.search(r"^module (\w+)\((.*?)\);", text, re.S | re.M)
     assert top.group(1) == "deflection_router"
     ports = set(re.findall(r"\w+", top.group(2)))
-    assert {f"{io}__{y}__{x}" for io in "io" for y in range(4) for x in ("valid", "flit")} <= ports
+    assert {f"{io}__{y}__{x}" for io in "io" for y in range(2) for x in ("valid", "flit")} <= ports
     assert {"inj__valid", "inj__ready", "inj__payload", "ej__0__valid", "ej__0__ready", "ej__0__payload"} <= ports
     assert not any(p.startswith("ej__1") for p in ports)
-    # dst, src (4 bits each), age (LDI(16,4): 16*4*2 flits, diameter 2, 2 cycles a hop: 512 cycles, 10 bits), payload 8
-    assert re.search(r"input \[25:0\] i__2__flit;", text) and re.search(r"output \[25:0\] o__0__flit;", text)
+    # dst, src (3 bits each), the spec's age bits for LDI(8,2) at 2 cycles a hop, payload 8
+    planes = tables.network("ldi", 8, 2).table.planes
+    age = age_bits(8, 2, int(distances(planes).max()), 2)
+    width = 3 + 3 + age + 8
+    assert re.search(rf"input \[{width - 1}:0\] i__1__flit;", text)
+    assert re.search(rf"output \[{width - 1}:0\] o__0__flit;", text)
     assert "//   stages = 2" in text and "//   hop_cycles = 2" in text and "//   switching = deflection" in text
+    assert f"//   age_bits = {age}" in text
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -16,7 +16,7 @@ from permnet.gen.routing.deflection import EJECT_DEPTH, Flit, productive_masks, 
 from permnet.hdl.deflect_net import DeflectionNetwork
 
 
-@pytest.mark.parametrize("M,S,E,P", [(8, 2, 1, 1), (8, 2, 2, 2)])
+@pytest.mark.parametrize("M,S,E,P", [pytest.param(8, 2, 1, 1, marks=pytest.mark.slow), (8, 2, 2, 2)])
 def test_network_computes_route_step_loop(M, S, E, P):
     planes = tables.network("ldi", M, S).table.planes.tolist()
     dut = DeflectionNetwork(planes, ejection=E, width=8, stages=P)

@@ -117,7 +117,7 @@ def run_against_spec(M, S, node, E, P, cycles, seed, ties=False, width=8):
     pytest.param(16, 8, 7, 1, 2, True, marks=pytest.mark.slow),
 ])
 def test_router_computes_route_step(M, S, node, E, P, ties):
-    seen = run_against_spec(M, S, node, E, P, cycles=200, seed=M * 100 + S * 10 + node + P, ties=ties)
+    seen = run_against_spec(M, S, node, E, P, cycles=150, seed=M * 100 + S * 10 + node + P, ties=ties)
     assert seen["ejected"] and seen["injected"] and seen["full"] and seen["deflected"] and seen["saturated"]
     assert bool(seen["tie"]) == ties
 
