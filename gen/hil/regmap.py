@@ -249,8 +249,10 @@ def _nexthop():
 def _netgen(M: int = 18):
     require(2 <= M <= MAX_NET_NODES, f"the network design holds 2..{MAX_NET_NODES} nodes, got {M}")
     regs = [
-        reg("info", 0x000, "RO", "M [15:0], S [23:16], VCs [27:24], log2 buffer [31:28]"),
-        reg("info2", 0x001, "RO", "flit payload bits [7:0], source queue [23:8], lanes [31:24]"),
+        reg("info", 0x000, "RO", "M [15:0], S [23:16], VCs [27:24], log2 buffer [31:28]; VCs 0: deflection "
+            "routers, [31:28] their stages"),
+        reg("info2", 0x001, "RO", "flit payload bits [7:0], source queue [23:8], lanes [31:24] (deflection: "
+            "ejection ports)"),
         reg("ctrl", 0x002, "W", "write bit 0: clear the run (cycle counter, every counter, the network and "
             "its planes and route tables to reset); bit 1: hold the run (its clock stopped, the generators idle) "
             "until a write with bit 1 clear"),

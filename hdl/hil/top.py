@@ -57,7 +57,8 @@ class HilTop(wiring.Component):
     def __init__(self, design: str = "crossbar", *, ports: int = 8, width: int = 8, slots: int = 1,
                  size: int = 8, network: str = "benes", pipeline_mask: int = 0, M: int = 18, S: int = 3,
                  nh_pipeline: int = 2, framed: bool = True, idle_timeout: int = 1 << 16,
-                 uart_divisor: int | None = None, planes: str = "wires", vcs: int | None = None):
+                 uart_divisor: int | None = None, planes: str = "wires", vcs: int | None = None,
+                 switching: str = "vct"):
         require(design in R.DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(R.DESIGNS)}")
         self.design = design
         blocks = R.DESIGNS[design]
@@ -92,9 +93,12 @@ class HilTop(wiring.Component):
         if self.has_net:
             self.M, self.S = M, S
             self.planes_kind = planes
-            self.net = network_gen(M, S, planes=planes, flit_width=width, vcs=vcs, network=network)
+            self.switching = switching
+            self.net = network_gen(M, S, planes=planes, flit_width=width, vcs=vcs, network=network,
+                                   switching=switching)
         else:
-            require(planes == "wires" and vcs is None, "--planes and --vcs are options of the network design")
+            require(planes == "wires" and vcs is None and switching == "vct",
+                    "--planes, --vcs and --switching are options of the network design")
         self.framed, self.uart_divisor = framed, uart_divisor
         require(uart_divisor is None or idle_timeout >= 20 * uart_divisor,
                 f"the idle time-out ({idle_timeout} cycles) must span at least two UART characters "
@@ -124,7 +128,8 @@ class HilTop(wiring.Component):
             parts.append(f"nexthop LDI({self.M},{self.S})")
         if self.has_net:
             parts.append(f"network LDI({self.M},{self.S})"
-                         + (f" {self.planes_kind} planes" if self.planes_kind != "wires" else ""))
+                         + (f" {self.planes_kind} planes" if self.planes_kind != "wires" else "")
+                         + (" deflection" if self.switching == "deflection" else ""))
         major, minor = R.VERSION >> 16, R.VERSION & 0xFFFF
         return f"permnet HIL {major}.{minor}: " + ", ".join(parts) + f", {self.width}-bit"
 
@@ -341,14 +346,16 @@ class HilTop(wiring.Component):
 
 
 def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_FLIT_WIDTH,
-                vcs: int | None = None, network: str = "benes"):
+                vcs: int | None = None, network: str = "benes", switching: str = "vct"):
     """The network of the ``network`` design: LDI(M, S) with its family routing (route tables),
     hop-indexed VCs (``vcs``, default as many as the longest route), 4-flit buffers,
     ``flit_width``-bit flit payloads, 64-deep source queues
     (:class:`permnet.hdl.hil.netgen.NetworkGen`). ``planes``: ``wires`` (fixed), or
     ``crossbar`` / ``benes`` (``network``: ``benes`` or ``waksman``) planes loadable at run time
     (:class:`permnet.hdl.planes.PlaneSet`) with loadable route tables and the drained swap
-    (:mod:`permnet.hdl.swapctl`), for new routes of up to ``vcs`` hops."""
+    (:mod:`permnet.hdl.swapctl`), for new routes of up to ``vcs`` hops. ``switching``
+    ``deflection``: deflection routers on wire planes instead, E = 2 ejection ports, one
+    stage (:class:`permnet.hdl.hil.deflgen.DeflectionGen`)."""
     from permnet.gen.planes import runtime
     from permnet.gen.routing import tables
     from permnet.hdl.hil.netgen import NetworkGen
@@ -359,6 +366,15 @@ def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_
     require(M <= R.MAX_NET_NODES, f"the network design holds at most {R.MAX_NET_NODES} nodes, got M={M}")
     require(planes in PLANE_KINDS, f"unknown planes {planes!r} (one of {', '.join(PLANE_KINDS)})")
     t = tables.network("ldi", M, S).table
+    require(switching in ("vct", "deflection"), f"the network design's switching is vct or deflection, "
+            f"got {switching!r}")
+    if switching == "deflection":
+        from permnet.hdl.hil.deflgen import DeflectionGen
+
+        require(vcs is None, "--vcs means nothing with --switching deflection (bufferless: no VCs)")
+        require(planes == "wires", f"--planes {planes}: the HIL network design with --switching deflection has "
+                "wire planes only (run-time planes and their swap are not in it yet)")
+        return DeflectionGen(t.planes.tolist(), ejection=2, stages=1, flit_width=flit_width, queue=NET_QUEUE)
     vcs = vcs or t.max_hops
     require(vcs >= t.max_hops, f"--vcs {vcs} is below the longest route ({t.max_hops} hops): hop-indexed VCs "
             "could deadlock")
@@ -403,8 +419,13 @@ def _net_elaborate(self, m, regs, wdata):
     m.d.comb += [net.perm[n].eq(perm[n]) for n in range(net.M)]
     values = {name: r[name] for name in names} | {"perm": perm, "cycle": net.cycle}
     values |= {name: [getattr(net, name)[n] for n in range(net.M)] for name in R.NET_COUNTERS}
-    values["info"] = net.M | (net.S << 16) | (net.V << 24) | ((net.B.bit_length() - 1) << 28)
-    values["info2"] = net.W | (net.Q << 8) | (net.L << 24)
+    if getattr(net, "switching", "vct") == "deflection":
+        # VCs 0 marks deflection routers: stages in place of log2 buffer, ejection ports in place of lanes
+        values["info"] = net.M | (net.S << 16) | (net.P << 28)
+        values["info2"] = net.W | (net.Q << 8) | (net.E << 24)
+    else:
+        values["info"] = net.M | (net.S << 16) | (net.V << 24) | ((net.B.bit_length() - 1) << 28)
+        values["info2"] = net.W | (net.Q << 8) | (net.L << 24)
     regs.read(values)
     regs.check()
 

@@ -67,8 +67,8 @@ def _refuse(names, what: str) -> None:
 @click.option("--pattern", type=click.Choice(list(NET_PATTERNS)), default="uniform", show_default=True)
 @click.option("--load", type=POSITIVE_FLOAT, default=0.1, show_default=True,
               help="network: packets per node per cycle")
-@click.option("--packet-size", type=click.IntRange(1, 255), default=4, show_default=True,
-              help="network: flits per packet")
+@click.option("--packet-size", type=click.IntRange(1, 255), default=None,
+              help="network: flits per packet  [default: 4; 1 on deflection routers]")
 @click.option("--hot", type=click.IntRange(min=0), default=0, show_default=True, help="network: hot-spot node")
 @click.option("--hot-frac", type=POSITIVE_FLOAT, default=0.125, show_default=True,
               help="network: share of packets to the hot spot")
@@ -113,10 +113,10 @@ def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_f
         require(table is None or sorted(table) == list(range(len(table))),
                 f"--perm must be a permutation of 0..{len(table or ()) - 1} (each node the destination of "
                 f"exactly one), got {perm}")
-        params = GenParams(pattern, rate=rate_of(load), size=packet_size, seed=seed, hot=hot,
+        params = GenParams(pattern, rate=rate_of(load), size=packet_size or 4, seed=seed, hot=hot,
                            hot_frac=rate_of(hot_frac), perm=table)
         emit_verdict(run_network(url, cycles=cycles, params=params, timeout=timeout, planes=planes_path,
-                                 swap_to=swap_to, swap_at=swap_at), as_json)
+                                 swap_to=swap_to, swap_at=swap_at, size_default=packet_size is None), as_json)
         return
     _refuse(given & set(NETWORK_OPTIONS), "of --design network")
     require(config_path is not None, "missing option --config (an OCS configuration file)")

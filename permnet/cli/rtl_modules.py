@@ -118,6 +118,9 @@ def hil_param_options(f):
     turns them into ``HilTop`` keywords."""
     f = click.option("--idle-timeout", type=click.IntRange(16, MAX_IDLE_TIMEOUT), default=None,
                      help="cycles without a byte before the bridge drops a partial frame")(f)
+    f = click.option("--switching", type=click.Choice(["vct", "deflection"]), default="vct", show_default=True,
+                     help="network: VC routers (virtual cut-through) or bufferless deflection routers "
+                     "(single-flit packets, wire planes)")(f)
     f = click.option("--vcs", type=click.IntRange(1, 15), default=None,
                      help="network: hop-indexed VCs, the longest route a loaded configuration may have "
                      "(default: LDI's longest)")(f)
@@ -151,7 +154,7 @@ def hil_options(f):
 
 
 def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_pipeline, plain, idle_timeout,
-               planes_kind="wires", vcs=None) -> dict:
+               planes_kind="wires", vcs=None, switching="vct") -> dict:
     """The keyword arguments of :class:`permnet.hdl.hil.top.HilTop` from the CLI options."""
     try:
         mask = int(mask_text, 0)
@@ -172,6 +175,11 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
         params["idle_timeout"] = idle_timeout
     if planes_kind != "wires":
         params["planes"] = planes_kind
+    if switching == "deflection":
+        bad = _given(["vcs", "planes_kind"])
+        require(not bad, f"{', '.join(bad)} mean(s) nothing with --switching deflection in the HIL network design "
+                "(bufferless routers on wire planes)")
+        params["switching"] = switching
     if vcs is not None:
         params["vcs"] = vcs
     return params
@@ -180,7 +188,7 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
 # the HIL parameters each design reads (by parameter name); any other one given is refused
 HIL_DESIGN_OPTIONS = {"crossbar": {"ports", "width", "slots"}, "benes": {"size", "width", "mask_text", "network"},
                       "nexthop": {"M", "S", "nh_pipeline"},
-                      "network": {"M", "S", "width", "planes_kind", "vcs", "network"}}
+                      "network": {"M", "S", "width", "planes_kind", "vcs", "network", "switching"}}
 HIL_DESIGN_OPTIONS_ALL = set().union(*HIL_DESIGN_OPTIONS.values())
 
 

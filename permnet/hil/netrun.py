@@ -100,7 +100,10 @@ class NetworkRunReport:
         p = self.params
         last = (f"last delivered by cycle {self.last_delivery}" if self.last_delivery is not None
                 else "delivery times not predicted (swap)")
-        out = [f"network LDI({n['M']},{n['S']}): {n['vcs']} VCs x {n['buffer']} flits, {n['lanes']} lanes, "
+        routers = (f"deflection routers, {n['ejection']} ejection ports, {n['stages']} stage(s)"
+                   if n.get("switching") == "deflection" else
+                   f"{n['vcs']} VCs x {n['buffer']} flits, {n['lanes']} lanes")
+        out = [f"network LDI({n['M']},{n['S']}): {routers}, "
                f"{n['queue']}-packet source queues, {n['planes']} planes",
                f"traffic {p['pattern']}, rate {p['rate']}/65536, {p['size']} flits, seed {p['seed']}: "
                f"cycles {self.start}..{self.stop - 1}, {self.packets} packets, {last}"]
@@ -141,8 +144,11 @@ def _network_info(link: Link) -> dict:
                        "build it with --design network")
     a, b = link.reg("netgen", "info"), link.reg("netgen", "info2")
     c, d = link.read(R.addr("netplanes", "info"), 2)
-    return {"M": a & 0xFFFF, "S": a >> 16 & 0xFF, "vcs": a >> 24 & 0xF, "buffer": 1 << (a >> 28),
-            "flit_width": b & 0xFF, "queue": b >> 8 & 0xFFFF, "lanes": b >> 24,
+    # VCs 0: deflection routers (netgen_info): stages in the buffer field, ejection ports in the lanes'
+    deflection = not a >> 24 & 0xF
+    kinds = {"switching": "deflection", "stages": a >> 28, "ejection": b >> 24} if deflection else \
+        {"switching": "vct", "vcs": a >> 24 & 0xF, "buffer": 1 << (a >> 28), "lanes": b >> 24}
+    return {"M": a & 0xFFFF, "S": a >> 16 & 0xFF, **kinds, "flit_width": b & 0xFF, "queue": b >> 8 & 0xFFFF,
             "planes": KINDS.get(c & 0xFF, f"unknown ({c & 0xFF})"), "network": "waksman" if c >> 8 & 1 else "benes",
             "plane_entries": c >> 16, "route_entries": d & 0xFFFF}
 
@@ -267,12 +273,18 @@ def _wait_swaps(link: Link, n: int, max_seconds: float) -> int:
 
 
 def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, timeout: float = 1.0,
-                max_seconds: float = 120.0, planes=None, swap_to=None, swap_at: int | None = None
-                ) -> NetworkRunReport:
+                max_seconds: float = 120.0, planes=None, swap_to=None, swap_at: int | None = None,
+                size_default: bool = False) -> NetworkRunReport:
     """Run the generators for ``cycles`` cycles from cycle ``start`` of a cleared run, wait for
     the last packet, read and compare every counter (module doc). ``planes``: a configuration
     file loaded (and read back) before the run; ``swap_to``: a file swapped to during the run,
-    the swap requested at run cycle ``swap_at`` (default: the middle of the run)."""
+    the swap requested at run cycle ``swap_at`` (default: the middle of the run).
+
+    A device with deflection routers (``netgen_info``) carries single-flit packets: its
+    prediction is netsim's deflection model with the device's ejection ports and stages;
+    ``params.size`` must be 1 (``size_default``: the size was not chosen by the user and
+    becomes 1 there)."""
+    from dataclasses import replace
     from permnet.gen.routing import tables
     from permnet.planeload import swap_load
     from permnet.sim.netsim import Config
@@ -289,6 +301,14 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
     with Link(url, timeout=timeout) as link:
         net = _network_info(link)
         M, S = net["M"], net["S"]
+        deflection = net["switching"] == "deflection"
+        if deflection and size_default:
+            params = replace(params, size=1)
+        require(not deflection or params.size == 1, f"{url}: the device's routers deflect (single-flit packets): "
+                f"give --packet-size 1, not {params.size}")
+        require(not deflection or (planes is None and swap_to is None),
+                f"{url}: the device's deflection network has wire planes (--planes FILE and --swap-to need "
+                "run-time planes, not in the deflection HIL design)")
         params.check(M)
         reset = tables.network("ldi", M, S).table
         routes = None if net["planes"] == "wires" else device_routes(net, reset)
@@ -302,9 +322,11 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
         rows = trace(M, params, start, stop)
         t = time.perf_counter()
         if second is None:
-            want = _predict(first.table if first is not None else reset, rows,
-                            Config(vcs=net["vcs"], buffer=net["buffer"], lanes=net["lanes"],
-                                   drain=max(4 * cycles, 10_000)))
+            config = (Config(switching="deflection", packet_size=1, ejection_width=net["ejection"],
+                             link_stages=net["stages"] - 1, drain=max(4 * cycles, 10_000)) if deflection else
+                      Config(vcs=net["vcs"], buffer=net["buffer"], lanes=net["lanes"],
+                             drain=max(4 * cycles, 10_000)))
+            want = _predict(first.table if first is not None else reset, rows, config)
             last = want.pop("cycles")
             compared = "exact"
         else:

@@ -1,0 +1,51 @@
+"""``--switching deflection`` of the HIL network design (issue 41): ``permnet board --design hil
+--hil-design network`` generates it, ``hil regmap`` names it, and the options that mean nothing
+for bufferless routers are refused in one line."""
+
+import re
+
+import pytest
+
+from permnet.cli import main
+
+
+def test_board_generates_the_deflection_network_design(tmp_path, capsys):
+    out = tmp_path / "b"
+    assert main(["board", "ulx3s", "--design", "hil", "--hil-design", "network", "-M", "4", "-S", "2",
+                 "--switching", "deflection", "--no-build", "-o", str(out)]) == 0
+    il = (out / "permnet_hil.il").read_text()
+    modules = set(re.findall(r"^module \\(\S+)", il, re.M))
+    # four deflection routers under the generators' network, no VC network IP
+    assert {m.rsplit(".", 1)[1] for m in modules if re.search(r"\.net\.net\.router\d+$", m)} == \
+        {f"router{n}" for n in range(4)}
+    assert not any(".net.ip." in m for m in modules)
+    assert re.search(r'LOCATE COMP "uart_rx_0__io" SITE "L4"', (out / "permnet_hil.lpf").read_text())
+
+
+def test_the_deflection_design_reports_itself_in_its_registers():
+    """netgen_info: VCs 0 marks deflection, stages in [31:28]; info2: the ejection ports in [31:24]."""
+    from permnet.hdl.hil.deflgen import DeflectionGen
+    from permnet.hdl.hil.top import HilTop
+
+    top = HilTop("network", M=8, S=2, width=8, switching="deflection")
+    assert isinstance(top.net, DeflectionGen) and top.identifier().endswith("network LDI(8,2) deflection, 8-bit")
+    assert (top.net.E, top.net.P) == (2, 1)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--switching", "deflection", "--vcs", "3"],
+     "--vcs mean(s) nothing with --switching deflection"),
+    (["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--switching", "deflection", "--planes",
+      "crossbar"], "--planes mean(s) nothing with --switching deflection"),
+    (["hil", "regmap", "--design", "crossbar", "--switching", "deflection"], "--switching: not for the crossbar"),
+    (["hil", "regmap", "--design", "network", "-M", "9", "-S", "3", "--switching", "deflection"],
+     "needs S a power of two"),
+    (["board", "ulx3s", "--design", "hil", "--hil-design", "network", "-M", "4", "-S", "2", "--switching",
+      "deflection", "--vcs", "2", "--no-build", "-o", "b"], "--vcs mean(s) nothing"),
+])
+def test_deflection_refuses_what_means_nothing_in_one_line(args, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
