@@ -40,6 +40,17 @@ ROUTERS = [
      "a second injection lane"),
 ]
 
+# the bufferless deflection router (issue 41, permnet.hdl.deflect): (name, keyword arguments of
+# permnet.rtlnet.deflection_router, note), as `permnet synth router --switching deflection`
+DEFLECTION_TARGET = "<= 800 LUT4, >= 200 MHz (LDI(64,4))"
+DEFLECTION = [
+    ("deflection router LDI(64,4) node 0, S=4, W=32, E=2, --stages 1", dict(M=64, S=4), "a hop in 1 cycle"),
+    ("the same, --stages 2", dict(M=64, S=4, stages=2),
+     "a register between injection and the permutation network: 2 cycles a hop"),
+    ("deflection router LDI(16,4) node 0, S=4, W=32, E=2, --stages 2", dict(M=16, S=4, stages=2),
+     "2 cycles a hop"),
+]
+
 # (name, permnet.rtlnet.network keyword arguments, target): W = 32, link and credit stages
 _STAGED = dict(flit_width=32, link_stages=1, credit_stages=1)
 _LDI16_CROSSBAR = dict(M=16, S=4, planes="crossbar", **_STAGED)
@@ -87,6 +98,15 @@ def _router_row(name, extra, note):
     return [_router_name(name, note), rep["luts"], "-", rep["ffs"], rep["fmax_mhz"], ROUTER_TARGET]
 
 
+def _deflection_row(name, kw, note):
+    from permnet.hdl.synth import synthesize
+    from permnet.rtlnet import deflection_router
+
+    # as `permnet synth router --switching deflection` on ECP5 (hand-mapped multiplexers)
+    rep = synthesize(deflection_router(flit_width=32, ejection=2, cells="ecp5", **kw).component, "ecp5")
+    return [_router_name(name, note), rep["luts"], "-", rep["ffs"], rep["fmax_mhz"], DEFLECTION_TARGET]
+
+
 def _router_name(name, note):
     return f"{name} ({note})"
 
@@ -132,6 +152,8 @@ def tables(args):
     pattern = getattr(args, "rows", "")
     rows = [_router_row(*r) if wanted else _skipped(_router_name(r[0], r[2]), ROUTER_TARGET)
             for r, wanted in _chosen(ROUTERS, pattern)]
+    rows += [_deflection_row(*r) if wanted else _skipped(_router_name(r[0], r[2]), DEFLECTION_TARGET)
+             for r, wanted in _chosen(DEFLECTION, pattern)]
     rows += [[p[0], p[1], "-", p[2], p[3], p[4]] for p in PUBLISHED]
     rows += [_network_row(*n) if wanted else _skipped(n[0], n[2]) for n, wanted in _chosen(NETWORKS, pattern)]
     return [("Router and network IP on ECP5-85 (issue 24); published rows are other devices", HEADERS, rows)]
