@@ -104,11 +104,13 @@ class DeflectionRouter(wiring.Component):
     Livelock bound (the spec's, :func:`permnet.gen.routing.deflection.hop_bound`)
     -----------------------------------------------------------------------------
     With every ejection FIFO drained each cycle, every flit reaches its destination within
-    ``N D`` hops, N = M S K the most flits the network holds and D the diameter: the
-    oldest flit wins every 2x2 block it meets, so it takes a productive output at every
-    node and is ejected at its destination; each flit older than F leaves within D hops
-    of becoming the oldest. ``age_bits`` (default :func:`permnet.gen.routing.deflection.age_bits`)
-    holds ``N D K`` cycles, so ages do not saturate within the bound. A user holding
+    ``N D`` hops for K = 1 and ``N (D + 1)`` hops for K > 1, N = M S K the most flits the
+    network holds and D the diameter: the oldest flit wins every 2x2 block it meets, so it
+    takes a productive output at every node and is ejected at its destination; each flit
+    older than F leaves within D hops of becoming the oldest (D + 1 for K > 1: it may become
+    the oldest partway along a link). ``age_bits`` (default
+    :func:`permnet.gen.routing.deflection.age_bits`) holds the bound's cycles, so ages do not
+    saturate within it. A user holding
     ``ready`` low deflects the flits to its node until it takes them: no bound then,
     nothing lost or misdelivered.
 
