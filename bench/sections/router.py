@@ -79,6 +79,17 @@ NETWORKS = [
      "report"),
 ]
 
+# networks of deflection routers (issue 41, permnet.hdl.deflect_net): (name, keyword arguments of
+# permnet.rtlnet.deflection_network, target), as `permnet synth network --switching deflection --endpoints stream`
+DEFLECTION_NETWORKS = [
+    ("deflection LDI(16,4) W=32, wire planes, stream endpoints, E=2, --stages 2", dict(M=16, S=4, stages=2),
+     "report (beside the VC network on wire planes)"),
+    ("the same, run-time crossbar planes", dict(M=16, S=4, stages=2, planes="crossbar"),
+     ">= 150 MHz, placed and routed (issue 41)"),
+    ("deflection LDI(64,4) W=32, wire planes, stream endpoints, E=2, --stages 2", dict(M=64, S=4, stages=2),
+     ">= 150 MHz on one ECP5-85 (issue 41)"),
+]
+
 PUBLISHED = [
     ["Hoplite (Kapre & Gray, FPL 2015): bufferless deflection torus router, 32-bit",
      "60 LUT (6-input)", "100", "345 (2.9 ns)", "published, other device: Xilinx Virtex-7"],
@@ -127,6 +138,20 @@ def _network_row(name, kw, target):
     return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], fmax, target]
 
 
+def _deflection_network_row(name, kw, target):
+    from permnet.gen.errors import PermnetError
+    from permnet.hdl.synth import synthesize
+    from permnet.rtlnet import deflection_network
+
+    try:
+        rep = synthesize(deflection_network(**kw, flit_width=32, ejection=2, target="ecp5").component, "ecp5")
+    except PermnetError as err:
+        return [name, "-", "-", "-", f"not synthesized: {err}", target]
+    fmax = rep["fmax_mhz"] if rep.get("fits", True) else \
+        f"does not fit: {rep['luts']:,} LUT4 sites of {rep['capacity']['lut4']:,} (yosys, no place and route)"
+    return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], fmax, target]
+
+
 def _chosen(rows, pattern):
     """``(row, wanted)`` for each row: ``wanted`` if ``pattern`` (``run.py --rows``, a regular
     expression) finds the row's name, read with its first words in place of "the same"."""
@@ -156,4 +181,6 @@ def tables(args):
              for r, wanted in _chosen(DEFLECTION, pattern)]
     rows += [[p[0], p[1], "-", p[2], p[3], p[4]] for p in PUBLISHED]
     rows += [_network_row(*n) if wanted else _skipped(n[0], n[2]) for n, wanted in _chosen(NETWORKS, pattern)]
+    rows += [_deflection_network_row(*n) if wanted else _skipped(n[0], n[2])
+             for n, wanted in _chosen(DEFLECTION_NETWORKS, pattern)]
     return [("Router and network IP on ECP5-85 (issue 24); published rows are other devices", HEADERS, rows)]
