@@ -264,3 +264,32 @@ def test_swap_in_traffic_without_drain(kind, P, capsys):
     _run(dut, tb)
     with capsys.disabled():
         print(f"\n{kind} P={P}: the last flit injected before the commit was taken {result['drain']} cycles after it")
+
+
+def test_stream_drops_a_beat_for_no_node():
+    """LDI(6,2): ``tdest`` 7 is taken (``tready`` high), dropped, and ``dest_error`` rises and stays; the
+    next beat, to node 5, arrives there with its data and source."""
+    dut = DeflectionStream(_planes(6, 2), ejection=1, width=8)
+    seen = []
+
+    async def tb(ctx):
+        for n in range(6):
+            ctx.set(dut.port(n, "out", "tready"), 1)
+        ctx.set(dut.port(2, "in", "tvalid"), 1)
+        ctx.set(dut.port(2, "in", "tdest"), 7)
+        ctx.set(dut.port(2, "in", "tdata"), 0xAB)
+        assert ctx.get(dut.port(2, "in", "tready")) and not ctx.get(dut.dest_error)
+        await ctx.tick()
+        ctx.set(dut.port(2, "in", "tdest"), 5)
+        ctx.set(dut.port(2, "in", "tdata"), 0xCD)
+        assert ctx.get(dut.dest_error) and ctx.get(dut.port(2, "in", "tready"))
+        await ctx.tick()
+        ctx.set(dut.port(2, "in", "tvalid"), 0)
+        for _ in range(12):
+            assert ctx.get(dut.dest_error)
+            seen.extend((n, ctx.get(dut.port(n, "out", "tdest")), ctx.get(dut.port(n, "out", "tdata")))
+                        for n in range(6) if ctx.get(dut.port(n, "out", "tvalid")))
+            await ctx.tick()
+
+    _run(dut, tb)
+    assert seen == [(5, 2, 0xCD)]
