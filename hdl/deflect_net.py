@@ -90,7 +90,11 @@ class DeflectionNetwork(wiring.Component):
     with ``node``: ``we`` writes ``data``, an S-bit mask, into node ``node``'s shadow entry for
     destination ``addr``; ``rdata``, registered, is the active entry at ``(node, addr)`` of the
     previous cycle). ``cfg.commit`` in cycle t makes the planes' and the masks' shadows active
-    together from t + 1: the swap, at any cycle, with traffic (module doc).
+    together from t + 1: the swap, at any cycle, with traffic (module doc). The ages are as wide
+    as the reset planes need (:func:`permnet.gen.routing.deflection.age_bits` of their diameter):
+    planes of a larger diameter loaded later still deliver every flit once, but the stated hop
+    bound needs ages that do not saturate, so build the network on the planes of the largest
+    diameter it will carry.
 
     Timing: a flit injected at node s in cycle t and delivered along h hops is ejected at its
     destination in cycle t + P h at the earliest (no deflection) and valid on ``ej`` from the
