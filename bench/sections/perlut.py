@@ -14,11 +14,11 @@ as node 0 of LDI(16,4) (2 VCs, 4-flit buffers, W = 32, one ejection port, one
 injection lane unless --lanes 2) and simulated on LDI(16,4) with the same VCs,
 buffers, allocator and link/credit stages. Deflection rows: E = 2, W = 32;
 ``--stages P`` is netsim ``--link-stages P-1``. Network rows: LUT4 per node =
-the network's LUT4 / M. The deflection LDI(16,4) network on wire planes is not
-yet a saved row of results.json: its figures are those measured by
+the network's LUT4 / M. If results.json has no measured row for the
+deflection LDI(16,4) network on wire planes, the figures measured by
 ``permnet synth network -M 16 -S 4 --switching deflection --endpoints stream
---flit-width 32 --stages 2`` on 2026-11-28 (commit d982cd1), used until the
-router section saves the row. Published rows are the authors' figures on
+--flit-width 32 --stages 2`` on 2026-11-28 (commit d982cd1) stand in, and the
+last column says so. Published rows are the authors' figures on
 other devices, not measurements of ours.
 
 ``python bench/run.py --section perlut`` (netsim only, about a minute).
