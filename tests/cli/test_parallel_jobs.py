@@ -44,6 +44,7 @@ def _timeless(text: str):
     return strip(json.loads(text))
 
 
+@pytest.mark.slow              # 20-60 s of worker start-up; netsim's identity test runs in make test
 def test_search_chordal_rows_are_the_same_on_any_workers(tmp_path, address):
     """Diameter 6 starts from Doty's Table 2 entry, at once; 4 and 5 have none: 5 starts from
     the ring found for 4, once that search has ended."""
@@ -55,6 +56,7 @@ def test_search_chordal_rows_are_the_same_on_any_workers(tmp_path, address):
     assert _timeless(run(*args, "--scheduler", address, cwd=tmp_path).stdout) == _timeless(one)
 
 
+@pytest.mark.slow
 def test_plan_restarts_are_the_same_on_any_workers(tmp_path, address):
     args = ["plan", "--traffic", "hotspot", "-M", "64", "-S", "4", "--evals", "200", "--restarts", "3", "--seed", "2",
             "--json"]

@@ -98,7 +98,10 @@ def run_case(sim, name, build, monkeypatch):
     assert total == 1 and failed == 0, f"{name} on {sim}: {failed} of {total} cocotb tests failed"
 
 
-@pytest.mark.parametrize("sim", sorted(SIMULATORS))
+# Icarus (4-state, the simulator of the issue) in make test; Verilator's build of the same bench
+# (about 55 s of C++ compile) under slow
+@pytest.mark.parametrize("sim", [s if s == "icarus" else pytest.param(s, marks=pytest.mark.slow)
+                                 for s in sorted(SIMULATORS)])
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in CASES])
 def test_cocotbext_axi_streams(sim, name, tmp_path, monkeypatch):
     run_case(sim, name, tmp_path, monkeypatch)
