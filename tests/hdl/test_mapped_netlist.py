@@ -69,15 +69,15 @@ NETWORK_INPUTS = dict(zero=r"cfg__we|cfg__commit|rt__we", rare=r"swap_req")
 
 CASES = {
     "router-separate-va": (lambda: _router("separate-va"), []),
-    "router-two-stage": (lambda: _router("two-stage"), []),
-    "router-separate-va-two-lanes": (lambda: _router("separate-va", lanes=2), []),
+    "router-two-stage": (lambda: _router("two-stage"), [pytest.mark.slow]),
+    "router-separate-va-two-lanes": (lambda: _router("separate-va", lanes=2), [pytest.mark.slow]),
     "router-combined": (lambda: _router("combined"), [pytest.mark.slow]),
     "router-input-first": (lambda: _router("input-first"), [pytest.mark.slow]),
     "deflection-router": (lambda: _deflection(1), [pytest.mark.slow]),
     "deflection-router-stages-2": (lambda: _deflection(2), [pytest.mark.slow]),
     "crossbar-8x8x8": (_crossbar, []),
-    "benes-8x8": (_benes, []),
-    "planes-crossbar-ldi-8-2": (lambda: _planes("crossbar"), []),
+    "benes-8x8": (_benes, [pytest.mark.slow]),
+    "planes-crossbar-ldi-8-2": (lambda: _planes("crossbar"), [pytest.mark.slow]),
     "planes-benes-ldi-8-2": (lambda: _planes("benes"), [pytest.mark.slow]),
     "network-ldi-8-2-separate-va": (_network, [pytest.mark.slow]),
 }

@@ -177,9 +177,10 @@ def check_swap(rec, M, swap_at, credit_lag=0):
     return commit
 
 
-@pytest.mark.parametrize("allocator,plane_stages,lanes", [("combined", 0, 1), ("input-first", 0, 1), ("two-stage", 0, 1),
-                                                          ("two-stage", 1, 1), ("combined", 1, 1), ("separate-va", 1, 1),
-                                                          ("separate-va", 1, 2)])
+@pytest.mark.parametrize("allocator,plane_stages,lanes", [
+    ("combined", 0, 1), ("input-first", 0, 1), pytest.param("two-stage", 0, 1, marks=pytest.mark.slow),
+    ("two-stage", 1, 1), pytest.param("combined", 1, 1, marks=pytest.mark.slow),
+    pytest.param("separate-va", 1, 1, marks=pytest.mark.slow), ("separate-va", 1, 2)])
 def test_swap_to_another_decomposition_loses_nothing(allocator, plane_stages, lanes):
     """LDI(9,3), next-hop router, crossbar planes: the residue decomposition swapped for the
     colouring one (other planes, so other link-to-plane maps) mid-traffic; with each
