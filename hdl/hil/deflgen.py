@@ -33,7 +33,7 @@ from amaranth.lib.wiring import In, Out
 from permnet.gen.errors import require
 from permnet.gen.hil.netgen import RATE_BITS
 from permnet.hdl.deflect_net import DeflectionNetwork
-from permnet.hdl.hil.netgen import COUNTERS, TrafficGen, _tree, payload_of
+from permnet.hdl.hil.netgen import COUNTERS, _tree, payload_of, run_window
 from permnet.hdl.router import bits
 
 __all__ = ["DeflectionGen"]
@@ -71,21 +71,8 @@ class DeflectionGen(wiring.Component):
         m = Module()
         M, net, cb, nb, W = self.M, self.net, self.cb, self.nb, self.W
         m.submodules.net = ResetInserter({"sync": self.clear})(net)
-        cycle = Signal(cb)
-        with m.If(~self.hold):
-            m.d.sync += cycle.eq(cycle + 1)
-        m.d.comb += self.cycle.eq(cycle)
-        active = Signal()
-        m.d.comb += active.eq((cycle >= self.start) & (cycle < self.stop) & ~self.hold)
-        count = {name: [Signal(self.cw, name=f"{name}{n}") for n in range(M)] for name in COUNTERS}
-        self.gens = []
-        for n in range(M):
-            g = TrafficGen(M, n)
-            m.submodules[f"gen{n}"] = ResetInserter({"sync": self.clear})(g)
-            self.gens.append(g)
-            m.d.comb += [g.active.eq(active), g.first.eq(cycle == self.start), g.pattern.eq(self.pattern),
-                         g.rate.eq(self.rate), g.seed.eq(self.seed), g.hot.eq(self.hot),
-                         g.hot_frac.eq(self.hot_frac), g.perm.eq(self.perm[n])]
+        cycle, active, count = run_window(m, self, M)
+        for n, g in enumerate(self.gens):
             # the source queue, bypassed when empty: a new descriptor reaches inj in its creation cycle
             q = SyncFIFO(width=nb + cb, depth=self.Q)
             m.submodules[f"queue{n}"] = ResetInserter({"sync": self.clear})(q)

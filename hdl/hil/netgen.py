@@ -148,6 +148,30 @@ class TrafficGen(wiring.Component):
         return m
 
 
+
+def run_window(m, top, M: int):
+    """The run's clock and window, one :class:`TrafficGen` per node and the per-node counters, as
+    every HIL generator top (``NetworkGen``, ``DeflectionGen``) has them: ``cycle`` counts while
+    ``hold`` is low, ``active`` is ``start <= cycle < stop``; the generators are cleared with the
+    run and kept in ``top.gens``. Returns ``(cycle, active, count)``."""
+    cycle = Signal(top.cb)
+    with m.If(~top.hold):
+        m.d.sync += cycle.eq(cycle + 1)
+    m.d.comb += top.cycle.eq(cycle)
+    active = Signal()
+    m.d.comb += active.eq((cycle >= top.start) & (cycle < top.stop) & ~top.hold)
+    count = {name: [Signal(top.cw, name=f"{name}{n}") for n in range(M)] for name in COUNTERS}
+    top.gens = []
+    for n in range(M):
+        g = TrafficGen(M, n)
+        m.submodules[f"gen{n}"] = ResetInserter({"sync": top.clear})(g)
+        top.gens.append(g)
+        m.d.comb += [g.active.eq(active), g.first.eq(cycle == top.start), g.pattern.eq(top.pattern),
+                     g.rate.eq(top.rate), g.seed.eq(top.seed), g.hot.eq(top.hot),
+                     g.hot_frac.eq(top.hot_frac), g.perm.eq(top.perm[n])]
+    return cycle, active, count
+
+
 class NetworkGen(NetworkRoutes, wiring.Component):
     """The network of ``planes`` (S x M), route ``length`` and ``hops`` (as
     :class:`permnet.hdl.network.NetworkRTL`) with a generator, a ``queue``-deep source queue
@@ -192,21 +216,8 @@ class NetworkGen(NetworkRoutes, wiring.Component):
         # run starts from the simulator's initial state, whatever the previous run left
         m.submodules.ip = ResetInserter({"sync": self.clear})(ip)
         forward_ports(m, self, ip, ip.control_ports)
-        cycle = Signal(self.cb)
-        with m.If(~self.hold):
-            m.d.sync += cycle.eq(cycle + 1)
-        m.d.comb += self.cycle.eq(cycle)
-        active = Signal()
-        m.d.comb += active.eq((cycle >= self.start) & (cycle < self.stop) & ~self.hold)
-        count = {name: [Signal(self.cw, name=f"{name}{n}") for n in range(M)] for name in COUNTERS}
-        self.gens = []
-        for n in range(M):
-            g = TrafficGen(M, n)
-            m.submodules[f"gen{n}"] = ResetInserter({"sync": self.clear})(g)
-            self.gens.append(g)
-            m.d.comb += [g.active.eq(active), g.first.eq(cycle == self.start), g.pattern.eq(self.pattern),
-                         g.rate.eq(self.rate), g.seed.eq(self.seed), g.hot.eq(self.hot),
-                         g.hot_frac.eq(self.hot_frac), g.perm.eq(self.perm[n])]
+        cycle, active, count = run_window(m, self, M)
+        for n, g in enumerate(self.gens):
             # the source queue, bypassed when empty: a new descriptor reaches inj in its creation cycle
             q = SyncFIFO(width=self.nb + self.zb + self.cb, depth=self.Q)
             m.submodules[f"queue{n}"] = ResetInserter({"sync": self.clear})(q)
