@@ -296,7 +296,9 @@ def _netplanes():
         reg("swap", 0x008, "W", "write bit 0: request a swap now (drain, then shadow -> active)"),
         reg("swap_at", 0x009, "RW", f"run cycle (netgen_cycle) at which a swap is requested; {NO_SWAP:#x}: never"),
         reg("status", 0x00A, "RO", "draining [0], network idle [1], swaps committed since the run's clear [31:16]"),
-        reg("swap_cycles", 0x00B, "RO", "the last swap's length: cycles from its request to its commit"),
+        reg("swap_cycles", 0x00B, "RO", "the last swap's length: cycles from its request to its commit "
+            "(deflection routers, committed at the request: from the commit to the handshake of the last flit "
+            "injected before it)"),
         reg("swap_cycle", 0x00C, "RO", "run cycle of the last swap's commit"),
         reg("plane_win", 0x100, "RO", "read-back window: word i is the ACTIVE entry at plane_addr's entry + i "
             "of its plane (one burst read reads a run of entries; past the last entry: unspecified)",

@@ -19,8 +19,25 @@ the host (:mod:`permnet.hil.netrun`) are unchanged. What differs:
   :func:`permnet.sim.netsim.deflect.deflection_trace` and netsim count it).
 
 Counters of cycle c are visible from c + 1; ``clear`` resets the routers,
-the queues, the cycle and the counters; ``hold`` stops the cycle counter and
-the generators (the routers keep running: an idle network stays idle).
+the queues, the cycle and the counters (and run-time planes and masks to their
+reset contents); ``hold`` stops the cycle counter and the generators (the
+routers keep running: an idle network stays idle).
+
+Run-time planes (``plane_kind`` ``crossbar`` or ``benes``): the network's
+``cfg`` (plane shadows) and ``rt`` (each node's productive masks, one S-bit
+entry per destination: :func:`permnet.hdl.deflect_net.mask_writes`) are ports
+here, with the ports the ``netplanes`` block drives on the VC design
+(:class:`permnet.hdl.hil.netgen.NetworkGen` with ``swap``), given the
+deflection network's meaning: ``swap_req`` (or ``cfg.commit``) in cycle t
+commits the planes' and masks' shadows at once, active from t + 1 (no drain:
+a flit in flight takes the new routes where it is; :mod:`permnet.hdl.deflect_net`);
+``swap_done`` pulses in t + 1; ``swap_draining`` is always 0; ``idle`` is high
+while no flit is in the network (every flit injected has been taken from an
+ejection port; the in-flight count of the cycle before). ``swap_cycles``:
+the cycles from the last commit t to the handshake cycle of the last flit
+injected in or before t (routed by the old planes at least once), 0 while
+none has left: each flit carries one epoch bit (the parity of the commits
+before its injection) beside its payload.
 """
 
 from __future__ import annotations
@@ -42,29 +59,37 @@ __all__ = ["DeflectionGen"]
 class DeflectionGen(wiring.Component):
     """The deflection network of ``planes`` (S x M wire planes) with a generator, a
     ``queue``-deep source queue and the counters :data:`COUNTERS` per node (module doc).
-    ``ejection`` (E) and ``stages`` (P) are :class:`permnet.hdl.deflect_net.DeflectionNetwork`'s;
+    ``ejection`` (E), ``stages`` (P) and ``plane_kind`` (``wires``, or ``crossbar`` / ``benes``
+    loadable at run time) are :class:`permnet.hdl.deflect_net.DeflectionNetwork`'s;
     ``flit_width`` the checked payload bits (0: none).
 
     Ports: those of :class:`permnet.hdl.hil.netgen.NetworkGen` (``clear``, ``hold``,
     ``pattern``, ``rate``, ``size`` (ignored), ``seed``, ``hot``, ``hot_frac``, ``start``,
-    ``stop``, ``perm[n]``; out ``cycle`` and ``<counter>[n]``)."""
+    ``stop``, ``perm[n]``; out ``cycle`` and ``<counter>[n]``); with run-time planes also
+    ``cfg``, ``rt``, ``swap_req``, ``swap_done``, ``swap_draining``, ``swap_cycles`` and
+    ``idle`` (module doc)."""
 
     switching = "deflection"
 
     def __init__(self, planes, *, ejection: int = 2, stages: int = 1, flit_width: int = 0, queue: int = 16,
-                 cycle_bits: int = 32, counter_bits: int = 32):
+                 cycle_bits: int = 32, counter_bits: int = 32, plane_kind: str = "wires"):
         require(queue >= 1, f"queue must be >= 1 descriptor, got {queue}")
         require(cycle_bits >= 8 and counter_bits >= 8, "cycle and counter widths must be >= 8 bits")
         M = len(planes[0])
         self.nb, self.cb, self.cw, self.W, self.Q = bits(M - 1), cycle_bits, counter_bits, flit_width, queue
-        self.net = DeflectionNetwork(planes, ejection=ejection, width=cycle_bits + self.nb + flit_width,
-                                     stages=stages)
+        self.loadable = plane_kind != "wires"
+        self.net = DeflectionNetwork(planes, ejection=ejection, stages=stages, plane_kind=plane_kind,
+                                     width=cycle_bits + self.nb + flit_width + self.loadable)
         self.M, self.S, self.E, self.P = self.net.M, self.net.S, self.net.E, self.net.P
+        self.plane_kind = plane_kind
         self.zb = 8
         members = {"clear": In(1), "hold": In(1), "pattern": In(3), "rate": In(RATE_BITS + 1), "size": In(self.zb),
                    "seed": In(64), "hot": In(self.nb), "hot_frac": In(RATE_BITS + 1), "start": In(cycle_bits),
                    "stop": In(cycle_bits), "perm": In(self.nb).array(M), "cycle": Out(cycle_bits)}
         members |= {name: Out(counter_bits).array(M) for name in COUNTERS}
+        if self.loadable:
+            members |= self.net.control_ports | {"swap_req": In(1), "swap_draining": Out(1), "swap_done": Out(1),
+                                                 "swap_cycles": Out(cycle_bits), "idle": Out(1)}
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -72,6 +97,8 @@ class DeflectionGen(wiring.Component):
         M, net, cb, nb, W = self.M, self.net, self.cb, self.nb, self.W
         m.submodules.net = ResetInserter({"sync": self.clear})(net)
         cycle, active, count = run_window(m, self, M)
+        epoch = Signal(name="epoch")            # parity of the commits so far (loadable planes)
+        injected, taken = [], []
         for n, g in enumerate(self.gens):
             # the source queue, bypassed when empty: a new descriptor reaches inj in its creation cycle
             q = SyncFIFO(width=nb + cb, depth=self.Q)
@@ -82,6 +109,7 @@ class DeflectionGen(wiring.Component):
             dst, t0 = front[:nb], front[nb:]
             inj = net.inj[n]
             data = [payload_of(t0, Const(0, 1), W)] if W else []
+            data += [epoch] if self.loadable else []
             m.d.comb += [inj.valid.eq(q.r_rdy | g.valid), inj.payload.dst.eq(dst),
                          inj.payload.payload.eq(Cat(t0, dst, *data)),
                          q.r_en.eq(inj.ready), q.w_data.eq(new), q.w_en.eq(g.valid & (q.r_rdy | ~inj.ready))]
@@ -93,6 +121,8 @@ class DeflectionGen(wiring.Component):
             ejs = list(net.ej[n])
             m.d.comb += [e.ready.eq(1) for e in ejs]
             got = [e.valid for e in ejs]
+            injected.append(took)
+            taken += [(e.valid, e.payload.payload[-1]) for e in ejs]
             f_t0 = [e.payload.payload[:cb] for e in ejs]
             f_dst = [e.payload.payload[cb:cb + nb] for e in ejs]
             lats = [Mux(v, (cycle + 1 - t)[:cb], 0) for v, t in zip(got, f_t0)]
@@ -104,7 +134,7 @@ class DeflectionGen(wiring.Component):
                 [v & (d != n) for v, d in zip(got, f_dst)], lambda a, b: a + b)
             if W:
                 upd["payload_errors"] = c["payload_errors"] + _tree(
-                    [v & (e.payload.payload[cb + nb:] != payload_of(t, Const(0, 1), W))
+                    [v & (e.payload.payload[cb + nb:cb + nb + W] != payload_of(t, Const(0, 1), W))
                      for v, e, t in zip(got, ejs, f_t0)], lambda a, b: a + b)
             for name in COUNTERS:
                 m.d.comb += getattr(self, name)[n].eq(c[name])
@@ -112,4 +142,29 @@ class DeflectionGen(wiring.Component):
                     m.d.sync += c[name].eq(upd[name])
         with m.If(self.clear):
             m.d.sync += [cycle.eq(0)] + [s.eq(0) for name in COUNTERS for s in count[name]]
+        if self.loadable:
+            self._swap(m, cycle, epoch, injected, taken)
         return m
+
+    def _swap(self, m, cycle, epoch, injected, taken):
+        """The commit at ``swap_req``, its report and the in-flight count (module doc)."""
+        net = self.net
+        m.d.comb += [net.cfg.plane.eq(self.cfg.plane), net.cfg.addr.eq(self.cfg.addr),
+                     net.cfg.data.eq(self.cfg.data), net.cfg.we.eq(self.cfg.we),
+                     net.cfg.commit.eq(self.cfg.commit | self.swap_req), self.cfg.rdata.eq(net.cfg.rdata)]
+        wiring.connect(m, wiring.flipped(self.rt), net.rt)
+        commit = net.cfg.commit
+        at = Signal(self.cb, name="swap_commit_cycle")
+        done, cycles = Signal(name="swap_done_r"), Signal(self.cb, name="swap_cycles_r")
+        flight = Signal(16, name="in_flight")
+        m.d.sync += [done.eq(commit),
+                     flight.eq(flight + _tree(injected, lambda a, b: a + b)
+                               - _tree([v for v, _ in taken], lambda a, b: a + b))]
+        with m.If(commit):
+            m.d.sync += [epoch.eq(~epoch), at.eq(cycle), cycles.eq(0)]
+        with m.Elif(_tree([v & (e != epoch) for v, e in taken], lambda a, b: a | b)):
+            m.d.sync += cycles.eq(cycle - at)
+        with m.If(self.clear):
+            m.d.sync += [epoch.eq(0), at.eq(0), done.eq(0), cycles.eq(0), flight.eq(0)]
+        m.d.comb += [self.swap_done.eq(done), self.swap_cycles.eq(cycles), self.swap_draining.eq(0),
+                     self.idle.eq(flight == 0)]

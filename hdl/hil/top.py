@@ -58,7 +58,7 @@ class HilTop(wiring.Component):
                  size: int = 8, network: str = "benes", pipeline_mask: int = 0, M: int = 18, S: int = 3,
                  nh_pipeline: int = 2, framed: bool = True, idle_timeout: int = 1 << 16,
                  uart_divisor: int | None = None, planes: str = "wires", vcs: int | None = None,
-                 switching: str = "vct"):
+                 switching: str = "vct", ejection: int | None = None, stages: int | None = None):
         require(design in R.DESIGNS, f"unknown HIL design {design!r}; choose from {', '.join(R.DESIGNS)}")
         self.design = design
         blocks = R.DESIGNS[design]
@@ -95,10 +95,10 @@ class HilTop(wiring.Component):
             self.planes_kind = planes
             self.switching = switching
             self.net = network_gen(M, S, planes=planes, flit_width=width, vcs=vcs, network=network,
-                                   switching=switching)
+                                   switching=switching, ejection=ejection, stages=stages)
         else:
-            require(planes == "wires" and vcs is None and switching == "vct",
-                    "--planes, --vcs and --switching are options of the network design")
+            require(planes == "wires" and vcs is None and switching == "vct" and ejection is None and stages is None,
+                    "--planes, --vcs, --switching, --ejection-width and --stages are options of the network design")
         self.framed, self.uart_divisor = framed, uart_divisor
         require(uart_divisor is None or idle_timeout >= 20 * uart_divisor,
                 f"the idle time-out ({idle_timeout} cycles) must span at least two UART characters "
@@ -346,7 +346,8 @@ class HilTop(wiring.Component):
 
 
 def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_FLIT_WIDTH,
-                vcs: int | None = None, network: str = "benes", switching: str = "vct"):
+                vcs: int | None = None, network: str = "benes", switching: str = "vct",
+                ejection: int | None = None, stages: int | None = None):
     """The network of the ``network`` design: LDI(M, S) with its family routing (route tables),
     hop-indexed VCs (``vcs``, default as many as the longest route), 4-flit buffers,
     ``flit_width``-bit flit payloads, 64-deep source queues
@@ -354,8 +355,10 @@ def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_
     ``crossbar`` / ``benes`` (``network``: ``benes`` or ``waksman``) planes loadable at run time
     (:class:`permnet.hdl.planes.PlaneSet`) with loadable route tables and the drained swap
     (:mod:`permnet.hdl.swapctl`), for new routes of up to ``vcs`` hops. ``switching``
-    ``deflection``: deflection routers on wire planes instead, E = 2 ejection ports, one
-    stage (:class:`permnet.hdl.hil.deflgen.DeflectionGen`)."""
+    ``deflection``: deflection routers instead (:class:`permnet.hdl.hil.deflgen.DeflectionGen`),
+    ``ejection`` ports (E, default 2) and ``stages`` (P, 1 or 2, default 1) per router, on wire
+    planes or on run-time ``crossbar`` / ``benes`` planes with loadable productive masks, swapped
+    without a drain."""
     from permnet.gen.planes import runtime
     from permnet.gen.routing import tables
     from permnet.hdl.hil.netgen import NetworkGen
@@ -368,13 +371,22 @@ def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_
     t = tables.network("ldi", M, S).table
     require(switching in ("vct", "deflection"), f"the network design's switching is vct or deflection, "
             f"got {switching!r}")
+    if planes != "wires":
+        entry_bits = runtime.data_bits(planes, M, network)
+        require(entry_bits <= 32, f"{planes} planes of {M} ports have {entry_bits}-bit entries; "
+                "the link writes 32 bits (Beneš planes: M <= 32)")
     if switching == "deflection":
         from permnet.hdl.hil.deflgen import DeflectionGen
 
         require(vcs is None, "--vcs means nothing with --switching deflection (bufferless: no VCs)")
-        require(planes == "wires", f"--planes {planes}: the HIL network design with --switching deflection has "
-                "wire planes only (run-time planes and their swap are not in it yet)")
-        return DeflectionGen(t.planes.tolist(), ejection=2, stages=1, flit_width=flit_width, queue=NET_QUEUE)
+        E, P = 2 if ejection is None else ejection, 1 if stages is None else stages
+        require(isinstance(E, int) and 1 <= E <= S, f"--ejection-width must be 1..S = {S}, got {E}")
+        require(P in (1, 2), f"--stages must be 1 or 2, got {P}")
+        require(planes != "benes" or network == "benes", "--network waksman: the deflection network's run-time "
+                "Beneš planes are benes")
+        return DeflectionGen(t.planes.tolist(), ejection=E, stages=P, flit_width=flit_width, queue=NET_QUEUE,
+                             plane_kind=planes)
+    require(ejection is None and stages is None, "--ejection-width and --stages need --switching deflection")
     vcs = vcs or t.max_hops
     require(vcs >= t.max_hops, f"--vcs {vcs} is below the longest route ({t.max_hops} hops): hop-indexed VCs "
             "could deadlock")
@@ -386,9 +398,6 @@ def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_
     if planes == "wires":
         return NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
                           flit_width=flit_width, queue=NET_QUEUE)
-    entry_bits = runtime.data_bits(planes, M, network)
-    require(entry_bits <= 32, f"{planes} planes of {M} ports have {entry_bits}-bit entries; "
-            "the link writes 32 bits (Beneš planes: M <= 32)")
     rows = t.planes.tolist()
     return NetworkGen(rows, t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
                       flit_width=flit_width, queue=NET_QUEUE, swap=True,
@@ -474,10 +483,14 @@ def _planes_elaborate(self, m, regs, wdata):
         m.d.sync += [swaps.eq(swaps + 1), swap_cycle.eq(net.cycle - 1)]
     with m.If(net.clear):
         m.d.sync += [swaps.eq(0), swap_cycle.eq(0)]
-    entries = net.ip.planes.entries
-    info = R.PLANE_KIND_CODES[kind] | (int(net.ip.planes.network == "waksman") << 8) | (entries << 16)
-    rt_entries = (1 << net.route_addr_bits) if net.router == "table" else net.S
-    regs.read(values | {"info": info, "info2": rt_entries | (net.H << 16), "plane_rb": cfg.rdata,
+    if getattr(net, "switching", "vct") == "deflection":
+        # a node's masks, one per destination; no hop limit (0): every plane a permutation routes
+        ps, rt_info = net.net.plane_set, net.M
+    else:
+        ps = net.ip.planes
+        rt_info = ((1 << net.route_addr_bits) if net.router == "table" else net.S) | (net.H << 16)
+    info = R.PLANE_KIND_CODES[kind] | (int(ps.network == "waksman") << 8) | (ps.entries << 16)
+    regs.read(values | {"info": info, "info2": rt_info, "plane_rb": cfg.rdata,
                         "rt_rb": rt.rdata, "status": Cat(net.swap_draining, net.idle, Const(0, 14), swaps),
                         "swap_cycles": net.swap_cycles, "swap_cycle": swap_cycle})
     regs.check()

@@ -118,9 +118,14 @@ def hil_param_options(f):
     turns them into ``HilTop`` keywords."""
     f = click.option("--idle-timeout", type=click.IntRange(16, MAX_IDLE_TIMEOUT), default=None,
                      help="cycles without a byte before the bridge drops a partial frame")(f)
+    f = click.option("--stages", type=int, default=None,
+                     help="network, --switching deflection: register stages per hop inside each router, "
+                     "1 or 2 (default 1)")(f)
+    f = click.option("--ejection-width", type=int, default=None,
+                     help="network, --switching deflection: ejection ports per router (default 2)")(f)
     f = click.option("--switching", type=click.Choice(["vct", "deflection"]), default="vct", show_default=True,
                      help="network: VC routers (virtual cut-through) or bufferless deflection routers "
-                     "(single-flit packets, wire planes)")(f)
+                     "(single-flit packets; run-time planes swap without a drain)")(f)
     f = click.option("--vcs", type=click.IntRange(1, 15), default=None,
                      help="network: hop-indexed VCs, the longest route a loaded configuration may have "
                      "(default: LDI's longest)")(f)
@@ -154,7 +159,7 @@ def hil_options(f):
 
 
 def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_pipeline, plain, idle_timeout,
-               planes_kind="wires", vcs=None, switching="vct") -> dict:
+               planes_kind="wires", vcs=None, switching="vct", ejection_width=None, stages=None) -> dict:
     """The keyword arguments of :class:`permnet.hdl.hil.top.HilTop` from the CLI options."""
     try:
         mask = int(mask_text, 0)
@@ -176,10 +181,14 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
     if planes_kind != "wires":
         params["planes"] = planes_kind
     if switching == "deflection":
-        bad = _given(["vcs", "planes_kind"])
+        bad = _given(["vcs"])
         require(not bad, f"{', '.join(bad)} mean(s) nothing with --switching deflection in the HIL network design "
-                "(bufferless routers on wire planes)")
+                "(bufferless routers)")
         params["switching"] = switching
+        params |= {k: v for k, v in (("ejection", ejection_width), ("stages", stages)) if v is not None}
+    else:
+        bad = _given(DEFLECTION_ONLY)
+        require(not bad, f"{', '.join(bad)} needs --switching deflection")
     if vcs is not None:
         params["vcs"] = vcs
     return params
@@ -188,7 +197,8 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
 # the HIL parameters each design reads (by parameter name); any other one given is refused
 HIL_DESIGN_OPTIONS = {"crossbar": {"ports", "width", "slots"}, "benes": {"size", "width", "mask_text", "network"},
                       "nexthop": {"M", "S", "nh_pipeline"},
-                      "network": {"M", "S", "width", "planes_kind", "vcs", "network", "switching"}}
+                      "network": {"M", "S", "width", "planes_kind", "vcs", "network", "switching", "ejection_width",
+                                  "stages"}}
 HIL_DESIGN_OPTIONS_ALL = set().union(*HIL_DESIGN_OPTIONS.values())
 
 

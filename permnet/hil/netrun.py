@@ -33,6 +33,16 @@ What is compared:
 * in both cases the active planes and route tables read back over the link
   equal the words loaded.
 
+A device with deflection routers (``netgen_info`` VCs 0) carries single-flit
+packets; on its wire planes the prediction is netsim's deflection model with
+the device's ejection ports and stages. On run-time planes the route words
+are every node's productive masks (:func:`deflection_load`) and the swap
+commits at the request, without a drain: the prediction is then
+:func:`deflection_predict`, the spec's ``route_step`` over the network with
+the planes and masks changed at the commit, so every counter is compared
+exactly before and after a swap, and so is the cycles until the last flit
+injected before the commit has left (the device's ``swap_cycles``).
+
 Nodes that a ``faults`` configuration leaves unconnected must neither send
 nor receive: the traffic must be a table pattern (``permutation``) that maps
 them to themselves and no other node to them.
@@ -83,6 +93,7 @@ class NetworkRunReport:
     planes: str | None = None
     swap: dict | None = None
     readback: dict = field(default_factory=dict)
+    model: str = "netsim"
 
     @property
     def ok(self) -> bool:
@@ -91,7 +102,7 @@ class NetworkRunReport:
     def as_dict(self) -> dict:
         return {"url": self.url, "network": self.network, "params": self.params, "start": self.start,
                 "stop": self.stop, "packets": self.packets, "last_delivery": self.last_delivery,
-                "compared": self.compared, "planes": self.planes, "swap": self.swap, "readback": self.readback,
+                "compared": self.compared, "model": self.model, "planes": self.planes, "swap": self.swap, "readback": self.readback,
                 "got": self.got, "want": self.want, "diffs": self.diffs, "ok": self.ok, "link": self.link,
                 "timing": {k: round(v, 3) for k, v in self.timing.items()}}
 
@@ -110,12 +121,18 @@ class NetworkRunReport:
         if self.planes:
             out.append(f"planes loaded from {self.planes}: {self.readback.get('planes', 0)} plane entries and "
                        f"{self.readback.get('routes', 0)} route entries read back")
-        if self.swap:
+        if self.swap and "old_flits_left" in self.swap:
+            w = self.swap
+            out.append(f"swap to {w['to']}: requested in cycle {w['at']}, committed in cycle {w['committed']} "
+                       f"without a drain ({w['swaps']} swap), the last flit injected before it ejected "
+                       f"{w['old_flits_left']} cycles later; {w['readback_planes']} plane and "
+                       f"{w['readback_routes']} mask entries read back")
+        elif self.swap:
             w = self.swap
             out.append(f"swap to {w['to']}: requested in cycle {w['at']}, committed in cycle {w['committed']} "
                        f"after {w['cycles']} cycles of drain ({w['swaps']} swap); {w['readback_planes']} plane "
                        f"and {w['readback_routes']} route entries read back")
-        side = "netsim" if self.compared == "exact" else "trace"
+        side = self.model if self.compared == "exact" else "trace"
         out.append(f"counter         device, per node  |  {side}, per node")
         for name in R.NET_COUNTERS:
             g, w = self.got[name], self.want[name]
@@ -128,8 +145,9 @@ class NetworkRunReport:
         if rb:
             out.append(f"{len(rb)} read-back entries differ from the loaded words, first {rb[0]}")
         if self.compared == "exact":
-            out.append("RESULT: " + ("counters equal the simulator's" if self.ok
-                                     else f"{len(self.diffs)} counters differ from the simulator's"))
+            what = "the simulator's" if self.model == "netsim" else "the spec's model's"
+            out.append("RESULT: " + (f"counters equal {what}" if self.ok
+                                     else f"{len(self.diffs)} counters differ from {what}"))
         else:
             out.append("RESULT: " + ("no packet lost, none misdelivered, every timing-free counter equals the "
                                      "trace's (latencies not compared after a swap)" if self.ok
@@ -161,6 +179,101 @@ def device_routes(net: dict, reset):
 
     return NetworkRoutes(reset.planes.tolist(), reset.length.tolist(), reset.hops.tolist(), "table",
                          loadable=True, max_hops=net["vcs"])
+
+
+def deflection_load(source, M: int, S: int, kind: str):
+    """The plane and mask words of the deflection network's run-time planes (:func:`permnet.hdl.hil.top.network_gen`
+    with ``switching="deflection"``): the planes of ``source`` (a planes/fabric file) as
+    :func:`permnet.planeload.swap_load` writes them, every node's productive masks
+    (:func:`permnet.gen.routing.deflection.productive_masks`, S bits per destination) as its
+    route words, and the shortest-path table of the planes (netsim's deflection model reads its
+    planes). Every plane must be a permutation and every node reach every other."""
+    from permnet.gen.planes import runtime
+    from permnet.gen.routing import runtime as route_runtime
+    from permnet.gen.routing.deflection import productive_masks
+    from permnet.planeload import SwapLoad, read_planes
+
+    planes = read_planes(source, M, S)
+    require(bool((planes >= 0).all()), f"{source}: ports left unconnected (a faults configuration); deflection "
+            "routers need every plane a permutation of the nodes")
+    masks = productive_masks(planes)
+    routes = [(n, d, int(masks[n][d])) for n in range(M) for d in range(M)]
+    return SwapLoad(runtime.config_writes(kind, planes, "benes"), routes, route_runtime.route_table(planes))
+
+
+def deflection_predict(reset, rows, *, E: int, P: int, planes=None, swap_at: int | None = None, new=None) -> dict:
+    """The counters of the deflection network design (:class:`permnet.hdl.hil.deflgen.DeflectionGen`)
+    fed the trace ``rows`` ``(cycle, src, dst, 1)``, every ejection ``ready`` high: a loop of the
+    spec's :func:`permnet.gen.routing.deflection.route_step` over every node and cycle, on
+    ``planes`` (S x M; default ``reset``) and, from cycle ``swap_at + 1`` on, on ``new`` (the
+    swap committed in cycle ``swap_at``: the planes and the masks change together, the flits in
+    flight keep going). ``reset``: the planes the device was built on (its ages are as wide as
+    they need: :func:`permnet.gen.routing.deflection.age_bits` of their diameter).
+
+    Cycles as :func:`permnet.sim.netsim.deflect.deflection_trace` counts them (``link_stages =
+    P - 1``, hop cycles K = P): row ``(c, s, d)`` joins node s's source queue in cycle c; a flit
+    routed onto output y of n in cycle t is in slot y of ``planes[y][n]`` in t + K, through the
+    planes active then; one ejected in t is taken in t + 1, latency ``t + 2 - c``. Returns
+    ``{counter: [per node]}`` and ``"cycles"``, the cycle after the last handshake; with ``swap_at``,
+    ``"old_flits_left"``: the cycles from the commit to the handshake of the last flit injected
+    in or before it (the device's ``swap_cycles``)."""
+    from collections import deque
+
+    from permnet.gen.routing.deflection import EJECT_DEPTH, Flit, age_bits, distances, productive_masks, \
+        route_step
+
+    reset = np.asarray(reset, dtype=np.int64)
+    S, M = reset.shape
+    top = (1 << age_bits(M, S, int(distances(reset).max()), P)) - 1
+    first = np.asarray(reset if planes is None else planes, dtype=np.int64)
+    later = first if new is None else np.asarray(new, dtype=np.int64)
+    at = -1 if swap_at is None else swap_at
+    tables = [(first.tolist(), productive_masks(first).tolist()), (later.tolist(), productive_masks(later).tolist())]
+    out = {name: [0] * M for name in R.NET_COUNTERS}
+    queues = [deque() for _ in range(M)]
+    for c, s, d, _ in sorted(rows, key=lambda r: r[0]):
+        queues[s].append((c, d))
+        out["gen_packets"][s] += 1
+    pending = deque([[] for _ in range(P)])
+    ejq = [[deque() for _ in range(E)] for _ in range(M)]
+    left, c, last, old_left = len(rows), 0, 0, 0
+    while left:
+        require(c < 10**8, "the deflection model did not deliver the trace")
+        pl, masks = tables[c > at]
+        slots = [[None] * S for _ in range(M)]
+        for n, y, f in pending.popleft():
+            slots[pl[y][n]][y] = f
+        arrived = []
+        for n in range(M):
+            q = queues[n]
+            offer = Flit(q[0][1], n, 0, (q[0][0], c <= at)) if q and q[0][0] <= c else None
+            room = [len(e) < EJECT_DEPTH for e in ejq[n]]
+            outs, ej, injected = route_step(n, slots[n], masks[n], offer, room, E, hop_cycles=P, age_max=top)
+            if injected:
+                q.popleft()
+                out["inj_packets"][n] += 1
+                out["inj_flits"][n] += 1
+            arrived += [(n, y, f) for y, f in enumerate(outs) if f is not None]
+            for e, f in enumerate(ej):
+                if ejq[n][e]:                           # the handshake of this cycle (ready high)
+                    t0, old = ejq[n][e].popleft().payload
+                    lat = c + 1 - t0
+                    out["ej_packets"][n] += 1
+                    out["ej_flits"][n] += 1
+                    out["lat_sum"][n] += lat
+                    out["lat_max"][n] = max(out["lat_max"][n], lat)
+                    left -= 1
+                    last = c
+                    if old and c > at >= 0:
+                        old_left = c - at
+                if f is not None:
+                    ejq[n][e].append(f)
+        pending.append(arrived)
+        c += 1
+    out["cycles"] = last + 1
+    if swap_at is not None:
+        out["old_flits_left"] = old_left
+    return out
 
 
 def _check_traffic(M: int, params: GenParams, planes_sets) -> None:
@@ -306,22 +419,33 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
             params = replace(params, size=1)
         require(not deflection or params.size == 1, f"{url}: the device's routers deflect (single-flit packets): "
                 f"give --packet-size 1, not {params.size}")
-        require(not deflection or (planes is None and swap_to is None),
-                f"{url}: the device's deflection network has wire planes (--planes FILE and --swap-to need "
-                "run-time planes, not in the deflection HIL design)")
         params.check(M)
         reset = tables.network("ldi", M, S).table
-        routes = None if net["planes"] == "wires" else device_routes(net, reset)
+        routes = None if net["planes"] == "wires" else True if deflection else device_routes(net, reset)
         first = second = None
         if planes is not None or swap_to is not None:
             require(routes is not None, f"{url}: the device's planes are wires, not loadable; build the model "
                     "with --planes crossbar (or benes)")
-            first = swap_load(planes, routes, net["planes"], net["network"]) if planes is not None else None
-            second = swap_load(swap_to, routes, net["planes"], net["network"]) if swap_to is not None else None
+
+            def load(path):
+                if deflection:
+                    return deflection_load(path, M, S, net["planes"])
+                return swap_load(path, routes, net["planes"], net["network"])
+
+            first = load(planes) if planes is not None else None
+            second = load(swap_to) if swap_to is not None else None
         _check_traffic(M, params, [w.table.planes for w in (first, second) if w is not None])
         rows = trace(M, params, start, stop)
         t = time.perf_counter()
-        if second is None:
+        if deflection and (first is not None or second is not None):
+            want = deflection_predict(reset.planes, rows, E=net["ejection"], P=net["stages"],
+                                      planes=first.table.planes if first is not None else None,
+                                      swap_at=swap_at if second is not None else None,
+                                      new=second.table.planes if second is not None else None)
+            last = want.pop("cycles")
+            old_left = want.pop("old_flits_left", None)
+            compared = "exact"
+        elif second is None:
             config = (Config(switching="deflection", packet_size=1, ejection_width=net["ejection"],
                              link_stages=net["stages"] - 1, drain=max(4 * cycles, 10_000)) if deflection else
                       Config(vcs=net["vcs"], buffer=net["buffer"], lanes=net["lanes"],
@@ -335,7 +459,9 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
         rep = NetworkRunReport(url, net, {"pattern": params.pattern, "rate": params.rate, "size": params.size,
                                           "seed": params.seed, "hot": params.hot, "hot_frac": params.hot_frac},
                                start, stop, len(rows), last, want=want, timing=timing, compared=compared,
-                               planes=None if planes is None else str(planes))
+                               planes=None if planes is None else str(planes),
+                               model="route_step" if deflection and (first is not None or second is not None)
+                               else "netsim")
         seed = params.seed
         regs = {"pattern": PATTERNS.index(params.pattern), "rate": params.rate, "size": params.size,
                 "seed_lo": seed & 0xFFFFFFFF, "seed_hi": seed >> 32, "hot": params.hot,
@@ -365,8 +491,8 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
         deadline = time.monotonic() + max_seconds
         while True:
             cycle = link.reg("netgen", "cycle")
-            if second is None:
-                if cycle > max(last, stop):
+            if last is not None:
+                if cycle > max(last, stop, -1 if swap_at is None else swap_at + 1):
                     break
             elif cycle > max(stop, swap_at) + 1:
                 status = link.reg("netplanes", "status")
@@ -388,6 +514,10 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
             rep.swap = {"to": str(swap_to), "at": swap_at, "committed": committed, "cycles": swap_cycles,
                         "swaps": (status >> 16) - done, "readback_planes": counts["planes"],
                         "readback_routes": counts["routes"]}
+            if deflection:      # committed at the request; swap_cycles: until the last old flit left
+                rep.swap |= {"cycles": 0, "old_flits_left": swap_cycles, "old_flits_left_model": old_left}
+                if swap_cycles != old_left:
+                    rep.diffs.append(["old_flits_left", None, swap_cycles, old_left])
             if rep.swap["swaps"] != 1:
                 rep.diffs.append(["swaps", None, rep.swap["swaps"], 1])
         rep.link = link.counters().as_dict()

@@ -1,6 +1,7 @@
 """``--switching deflection`` of the HIL network design (issue 41): ``permnet board --design hil
---hil-design network`` generates it, ``hil regmap`` names it, and the options that mean nothing
-for bufferless routers are refused in one line."""
+--hil-design network`` generates it, ``hil regmap`` names it, ``--ejection-width``, ``--stages`` and
+``--planes`` are taken, and the options that mean nothing for bufferless routers (or the
+deflection options without them) are refused in one line."""
 
 import re
 
@@ -30,13 +31,34 @@ def test_the_deflection_design_reports_itself_in_its_registers():
     top = HilTop("network", M=8, S=2, width=8, switching="deflection")
     assert isinstance(top.net, DeflectionGen) and top.identifier().endswith("network LDI(8,2) deflection, 8-bit")
     assert (top.net.E, top.net.P) == (2, 1)
+    top = HilTop("network", M=8, S=2, width=8, switching="deflection", ejection=1, stages=2, planes="benes")
+    assert (top.net.E, top.net.P, top.net.plane_kind) == (1, 2, "benes")
+    assert top.identifier().endswith("network LDI(8,2) benes planes deflection, 8-bit")
+
+
+def test_regmap_takes_ejection_ports_stages_and_planes(capsys):
+    """--ejection-width, --stages and --planes are accepted with --switching deflection; the map has the
+    netplanes block of the VC design (the registers the host loads and swaps planes through)."""
+    assert main(["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--switching", "deflection",
+                 "--ejection-width", "1", "--stages", "2", "--planes", "crossbar"]) == 0
+    out = capsys.readouterr().out
+    assert "`netplanes_rt_win`" in out and "`netgen_info2`" in out
 
 
 @pytest.mark.parametrize("args,message", [
     (["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--switching", "deflection", "--vcs", "3"],
      "--vcs mean(s) nothing with --switching deflection"),
+    (["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--stages", "2"],
+     "--stages needs --switching deflection"),
+    (["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--ejection-width", "1", "--stages", "2"],
+     "--ejection-width, --stages needs --switching deflection"),
+    (["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--switching", "deflection",
+      "--ejection-width", "3"], "--ejection-width must be 1..S = 2, got 3"),
+    (["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--switching", "deflection", "--stages", "3"],
+     "--stages must be 1 or 2, got 3"),
+    (["hil", "regmap", "--design", "crossbar", "--stages", "2"], "--stages: not for the crossbar design"),
     (["hil", "regmap", "--design", "network", "-M", "8", "-S", "2", "--switching", "deflection", "--planes",
-      "crossbar"], "--planes mean(s) nothing with --switching deflection"),
+      "benes", "--network", "waksman"], "--network waksman: the deflection network's run-time Beneš planes"),
     (["hil", "regmap", "--design", "crossbar", "--switching", "deflection"], "--switching: not for the crossbar"),
     (["hil", "regmap", "--design", "network", "-M", "9", "-S", "3", "--switching", "deflection"],
      "needs S a power of two"),

@@ -75,3 +75,92 @@ def test_overloaded_deflection_queues_are_reported_different(defl_url):
                       params=GenParams("permutation", rate=rate_of(1.0), size=1, seed=1, perm=(3, 0, 7, 2, 6, 1, 4, 5)))
     assert not rep.ok and sum(rep.got["dropped"]) > 0
     assert any(d[0] == "inj_packets" for d in rep.diffs)
+
+
+# run-time crossbar planes, one ejection port, two stages a hop: not the defaults
+SWAP_MODEL = {"design": "network", "M": 8, "S": 2, "width": 8, "switching": "deflection", "planes": "crossbar",
+              "ejection": 1, "stages": 2, "opt": "-O1"}
+
+
+@pytest.fixture(scope="module")
+def swap_url():
+    """The deflection network on run-time crossbar planes (:data:`SWAP_MODEL`), built once."""
+    from permnet.hdl.hil.verilator import SimServer, build
+
+    if shutil.which("verilator") is None:
+        try:
+            from permnet.hdl.hil.verilator import verilator_path
+            verilator_path()
+        except Exception:
+            pytest.skip("verilator not available")
+    params = dict(SWAP_MODEL)
+    exe = build(BUILD, design=params.pop("design"), **params)
+    with SimServer(exe, max_seconds=600) as srv:
+        yield srv.url
+
+
+@pytest.fixture(scope="module")
+def plane_files(tmp_path_factory):
+    """LDI(8,2) decomposed by colouring, and the ring + reverse ring (diameter 4, not LDI's 3)."""
+    from permnet.cli import main
+
+    d = tmp_path_factory.mktemp("planes")
+    out = {"colouring": d / "ldi8c.json", "mixed": d / "mixed8.json"}
+    assert main(["planes", "ldi", "-M", "8", "-S", "2", "--method", "colouring", "-o", str(out["colouring"])]) == 0
+    assert main(["mixed", "ldi", "-M", "8", "-S", "2", "--plane", "ring", "--plane", "ring-",
+                 "-o", str(out["mixed"])]) == 0
+    return out
+
+
+@pytest.mark.slow        # the model's build: about 2 minutes; the runs: seconds
+@pytest.mark.parametrize("params", [
+    GenParams("uniform", rate=rate_of(0.25), size=1, seed=2),
+    GenParams("hotspot", rate=rate_of(0.15), size=1, seed=4, hot=2, hot_frac=1 << 14),
+])
+def test_one_ejection_port_two_stages_equal_netsim(swap_url, params):
+    """E = 1, P = 2 read from the device; its counters equal netsim's with --ejection-width 1 and
+    --link-stages 1 (a hop of two cycles), on the reset planes."""
+    from permnet.hil.netrun import run_network
+
+    rep = run_network(swap_url, cycles=2000, params=params, timeout=2.0)
+    assert (rep.network["ejection"], rep.network["stages"], rep.network["planes"]) == (1, 2, "crossbar")
+    assert rep.model == "netsim" and rep.compared == "exact" and rep.packets > 500
+    assert rep.ok, rep.diffs[:5]
+    assert sum(rep.got["ej_packets"]) == rep.packets and sum(rep.got["dropped"]) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first,to,params", [
+    (None, "mixed", GenParams("uniform", rate=rate_of(0.2), size=1, seed=5)),
+    ("colouring", "mixed", GenParams("permutation", rate=rate_of(0.3), size=1, seed=1, perm=(3, 0, 7, 2, 6, 1, 4, 5))),
+    ("mixed", "colouring", GenParams("uniform", rate=rate_of(0.25), size=1, seed=6)),
+])
+def test_swap_without_drain_equals_the_model(swap_url, plane_files, first, to, params):
+    """Planes loaded and swapped in traffic: every counter (latencies too) equals the spec's
+    route_step model with the planes changed at the commit, nothing lost or misdelivered; the
+    commit is at the request (no drain) and the cycles until the last flit injected before it
+    left equal the model's."""
+    from permnet.hil.netrun import run_network
+
+    rep = run_network(swap_url, cycles=2000, params=params, timeout=2.0, swap_at=1000, swap_to=plane_files[to],
+                      planes=plane_files[first] if first else None)
+    assert rep.model == "route_step" and rep.compared == "exact"
+    assert rep.ok, rep.diffs[:5]
+    w = rep.swap
+    assert w["swaps"] == 1 and w["committed"] == w["at"] == 1000 and w["cycles"] == 0
+    assert w["old_flits_left"] == w["old_flits_left_model"] >= 2      # flits were in flight at the commit
+    assert w["readback_planes"] == 16 and w["readback_routes"] == 64
+    assert sum(rep.got["ej_packets"]) == rep.packets > 500
+    for name in ("misdelivered", "payload_errors", "dropped"):
+        assert rep.got[name] == [0] * 8, name
+
+
+@pytest.mark.slow
+def test_hil_run_cli_swaps_deflection_planes(swap_url, plane_files, capsys):
+    from permnet.cli import main
+
+    assert main(["hil", "run", "--url", swap_url, "--design", "network", "--cycles", "800", "--load", "0.2",
+                 "--planes", str(plane_files["colouring"]), "--swap-to", str(plane_files["mixed"]),
+                 "--timeout", "2", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["ok"] and rep["swap"]["swaps"] == 1 and rep["model"] == "route_step"
