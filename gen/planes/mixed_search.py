@@ -29,19 +29,29 @@ best configuration seen, so it never reports worse than LDI:
 
 Seeded: with an ``evaluations`` budget the result is the same for the same
 seed; a ``seconds`` budget depends on the machine's speed.
+
+**Restarts.** ``restarts`` R runs R such searches, independent chains with
+seeds ``seed``, ``seed + 1``, ..., ``seed + R - 1`` (each its own budget of
+``evaluations``; a ``seconds`` budget is shared so that the R chains on the
+workers take about that wall time), and keeps the chain whose union has the
+fewest total hops, ties to the lower seed.  The chains are jobs of
+:mod:`permnet.gen.parallel` (``workers`` local processes or a Dask
+``scheduler``) and come back in seed order, so the answer is the same on any
+number of workers.  R = 1 is the single search above.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numba import njit
 
 from permnet.gen.errors import require
 from permnet.gen.graph.metrics import _popcount, one_source_bfs
+from permnet.gen.parallel import check_parallel, map_jobs
 from permnet.gen.planes.decompose import is_permutation, ldi_planes
 from permnet.gen.topologies import ldi
 
@@ -169,23 +179,29 @@ class MixedSearchResult:
     ldi_diameter: int
     method: str                 # steps that improved: "ldi" (none), "translations", "random start", "+arc swaps"
     group: str | None
-    evaluations: int
+    evaluations: int            # candidates scored, over every restart
     seconds: float
-    seed: int
+    seed: int                   # the first chain's seed
+    restarts: int = 1           # independent chains (seeds seed .. seed + restarts - 1)
+    best_seed: int | None = None  # the seed of the chain kept (None: seed)
 
     def as_dict(self) -> dict:
         return {"nodes": self.nodes, "degree": self.degree, "user_planes": self.user_planes,
                 "avg_hops": self.avg_hops, "diameter": self.diameter, "ldi_avg_hops": self.ldi_avg_hops,
                 "ldi_diameter": self.ldi_diameter, "improvement": self.ldi_avg_hops - self.avg_hops,
                 "method": self.method, "group": self.group, "evaluations": self.evaluations,
-                "seconds": round(self.seconds, 3), "seed": self.seed}
+                "seconds": round(self.seconds, 3), "seed": self.seed, "restarts": self.restarts,
+                "best_seed": self.seed if self.best_seed is None else self.best_seed}
 
 
 def optimize_mixed(M: int, S: int, user: list[tuple[str, np.ndarray]] | list[np.ndarray], *,
                    seconds: float | None = None, evaluations: int | None = None, seed: int = 0,
-                   ) -> MixedSearchResult:
+                   restarts: int = 1, workers: int = 1, scheduler: str | None = None,
+                   progress: bool | None = None) -> MixedSearchResult:
     """Search the S-K free planes (see the module docstring).  Budget: ``seconds`` of wall time
-    and/or ``evaluations`` (candidates scored; default 2000)."""
+    and/or ``evaluations`` (candidates scored; default 2000) per chain; ``restarts`` independent
+    chains on ``workers`` local processes or a Dask ``scheduler`` (:mod:`permnet.gen.parallel`),
+    the one of fewest hops kept (ties to the lower seed): the same answer on any of them."""
     perms = [np.asarray(p[1] if isinstance(p, tuple) else p, dtype=np.int64) for p in user]
     K = len(perms)
     require(K < S, f"{K} user planes leave no plane to search in S={S}")
@@ -195,11 +211,34 @@ def optimize_mixed(M: int, S: int, user: list[tuple[str, np.ndarray]] | list[np.
         require(len(p) == M and is_permutation(p), f"a user plane is not a permutation of 0..{M - 1}")
     require(seconds is None or (math.isfinite(seconds) and seconds > 0), "seconds must be > 0")
     require(evaluations is None or evaluations > 0, "evaluations must be > 0")
+    require(isinstance(restarts, (int, np.integer)) and restarts >= 1, f"restarts must be >= 1, got {restarts}")
+    check_parallel(workers, scheduler)
     if seconds is None and evaluations is None:
         evaluations = 2000
     t0 = time.perf_counter()
-    rng = np.random.default_rng(seed)
     fixed = np.array(perms, dtype=np.int64).reshape(K, M)
+    # a wall-time budget is shared: the chains run `slots` at a time
+    slots = restarts if scheduler is not None else min(workers, restarts)
+    per = None if seconds is None else seconds * slots / restarts
+    outs = map_jobs(_chain_job, [(M, S, fixed, per, evaluations, seed + i) for i in range(restarts)],
+                    workers, scheduler, progress=progress, desc="restarts")
+    i = min(range(restarts), key=lambda i: (outs[i].avg_hops, i))
+    return replace(outs[i], evaluations=sum(o.evaluations for o in outs), seconds=time.perf_counter() - t0,
+                   seed=seed, restarts=restarts, best_seed=seed + i)
+
+
+def _chain_job(job) -> MixedSearchResult:
+    """One chain of :func:`optimize_mixed` (module level: processes and Dask pickle it by name)."""
+    M, S, fixed, seconds, evaluations, seed = job
+    return _chain(M, S, fixed, seconds, evaluations, seed)
+
+
+def _chain(M: int, S: int, fixed: np.ndarray, seconds: float | None, evaluations: int | None,
+           seed: int) -> MixedSearchResult:
+    """One search from LDI (the module docstring's steps 1 and 2) with its own seed and budget."""
+    K = fixed.shape[0]
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
     free = ldi_planes(M, S - K).planes.astype(np.int64)
     pairs = M * (M - 1)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, ldi_options, ocs_output_options
+from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, ldi_options, ocs_output_options, parallel_options
 
 
 @click.group()
@@ -24,8 +24,13 @@ def mixed():
 @click.option("--evals", "evaluations", type=int, default=None,
               help="--optimize: candidates scored (deterministic for a seed; default 2000 without --seconds)")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="--optimize: random seed")
+@click.option("--restarts", type=click.IntRange(1), default=1, show_default=True,
+              help="--optimize: independent searches (seeds --seed, --seed+1, ...), the fewest hops kept; "
+                   "--evals each, --seconds shared")
+@parallel_options
 @click.option("--json", "as_json", is_flag=True)
-def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, output, fmt, device_ports, single_file, as_json):
+def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, restarts, workers, scheduler, output, fmt,
+              device_ports, single_file, as_json):
     """Hops of random traffic on user planes plus LDI(M,S-K), or plus searched planes (--optimize)."""
     from permnet import ocsconfig
     from permnet.gen.errors import require
@@ -35,12 +40,17 @@ def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, output, fmt, de
 
     ldi.check_params(M, S)
     require(optimize or (seconds is None and evaluations is None), "--seconds and --evals need --optimize")
+    ctx = click.get_current_context()
+    given = [f"--{n}" for n in ("restarts", "workers", "scheduler")
+             if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT]
+    require(optimize or not given, f"{', '.join(given)}: only --optimize runs independent jobs")
     if optimize:
         require(evaluations is None or evaluations > 0, "--evals must be > 0")
         from permnet.gen.planes.mixed_search import optimize_mixed
 
         res = optimize_mixed(M, S, user_permutations(read_plane_specs(specs), M), seconds=seconds,
-                             evaluations=evaluations, seed=seed)
+                             evaluations=evaluations, seed=seed, restarts=restarts, workers=workers,
+                             scheduler=scheduler)
         if output:
             cfg = ocsconfig.OcsConfig(res.planes.tolist(), {"family": "mixed-optimized", "nodes": M, "degree": S,
                                                             "user": "+".join(specs), "seed": seed})
@@ -50,7 +60,8 @@ def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, output, fmt, de
         else:
             click.echo(f"ldi    diameter={res.ldi_diameter} avg_hops={res.ldi_avg_hops}  "
                        f"(union with LDI({M},{S - res.user_planes}))")
-            click.echo(f"search diameter={res.diameter} avg_hops={res.avg_hops}  ({res.method}, "
+            best = f", best of {restarts} from seed {res.best_seed}" if restarts > 1 else ""
+            click.echo(f"search diameter={res.diameter} avg_hops={res.avg_hops}  ({res.method}{best}, "
                        f"{res.evaluations} candidates, {res.seconds:.1f} s)")
         return
     rep = mixed_network(M, S, user_permutations(read_plane_specs(specs), M))

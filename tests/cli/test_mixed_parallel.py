@@ -1,0 +1,102 @@
+"""``mixed ldi --optimize --restarts R`` on ``--workers`` / ``--scheduler`` (issue 44): R independent
+searches, the one of fewest hops kept (ties to the lower seed), and the same answer (``--json`` but
+for its ``seconds``, the planes file byte for byte) on one worker, two local processes and a Dask
+LocalCluster; the options refused without ``--optimize``; Ctrl-C or SIGTERM stops the workers."""
+
+import json
+import signal
+import subprocess
+import time
+
+import networkx as nx
+import pytest
+
+from cli_runner import PERMNET, run
+
+ARGS = ["mixed", "ldi", "-M", "64", "-S", "5", "--plane", "ring", "--optimize", "--evals", "120", "--seed", "2",
+        "--json"]
+
+
+def _timeless(text: str) -> dict:
+    return {k: v for k, v in json.loads(text).items() if k != "seconds"}
+
+
+def _avg_hops(planes) -> float:
+    """The exact average shortest-path length of the union of the planes, by networkx."""
+    G = nx.DiGraph()
+    for p in planes:
+        G.add_edges_from(enumerate(p))
+    M = len(planes[0])
+    return sum(sum(d.values()) for _, d in nx.all_pairs_shortest_path_length(G)) / (M * (M - 1))
+
+
+def test_restarts_keep_the_best_chain_and_are_the_same_on_two_processes(tmp_path):
+    chains = [_timeless(run(*ARGS[:-3], "--seed", str(s), "--json", cwd=tmp_path).stdout) for s in (2, 3, 4)]
+    best = min(range(3), key=lambda i: (chains[i]["avg_hops"], i))
+    assert len({c["avg_hops"] for c in chains}) > 1          # the seeds do give different searches
+    one = _timeless(run(*ARGS, "--restarts", "3", "-o", "one.json", cwd=tmp_path).stdout)
+    assert one["avg_hops"] == chains[best]["avg_hops"] and one["best_seed"] == 2 + best
+    assert one["restarts"] == 3 and one["evaluations"] == sum(c["evaluations"] for c in chains)
+    planes = json.loads((tmp_path / "one.json").read_text())["planes"]
+    assert _avg_hops(planes) == pytest.approx(one["avg_hops"], abs=1e-12)
+    two = _timeless(run(*ARGS, "--restarts", "3", "--workers", "2", "-o", "two.json", cwd=tmp_path).stdout)
+    assert two == one
+    assert (tmp_path / "two.json").read_bytes() == (tmp_path / "one.json").read_bytes()
+
+
+@pytest.mark.slow      # a LocalCluster's start-up: 10-60 s on a busy machine
+def test_restarts_are_the_same_on_a_local_cluster(tmp_path):
+    pytest.importorskip("dask.distributed")
+    one = _timeless(run(*ARGS, "--restarts", "3", "-o", "one.json", cwd=tmp_path).stdout)
+    got = _timeless(run(*ARGS, "--restarts", "3", "--workers", "2", "--scheduler", "local", "-o", "dask.json",
+                        cwd=tmp_path).stdout)
+    assert got == one
+    assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "one.json").read_bytes()
+
+
+@pytest.mark.parametrize("extra", [["--workers", "2"], ["--restarts", "2"], ["--scheduler", "local"]])
+def test_the_parallel_options_need_optimize(tmp_path, extra):
+    p = run("mixed", "ldi", "-M", "64", "-S", "5", "--plane", "ring", *extra, check=False, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1 and extra[0] in p.stderr and "--optimize" in p.stderr
+
+
+@pytest.mark.slow      # two fresh interpreters and their workers: about 10 s each
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_the_restarts_and_their_workers(tmp_path, sig, code):
+    psutil = pytest.importorskip("psutil")
+    p = subprocess.Popen(PERMNET + ["mixed", "ldi", "-M", "2048", "-S", "8", "--plane", "ring", "--optimize",
+                                    "--evals", "1000000", "--restarts", "4", "--workers", "2", "--json"],
+                         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        me = psutil.Process(p.pid)
+        deadline = time.monotonic() + 120
+        kids = []
+        while time.monotonic() < deadline:  # until two workers are searching (they have used CPU time)
+            kids = me.children(recursive=True)
+            if len([k for k in kids if _cpu(k) > 0.5]) >= 2:
+                break
+            time.sleep(0.3)
+        assert len([k for k in kids if _cpu(k) > 0.5]) >= 2, "the workers never started"
+        t = time.monotonic()
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=30)
+        took = time.monotonic() - t
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == code, err
+    assert took < 15, took
+    assert out == ""
+    time.sleep(0.5)
+    left = [k.pid for k in kids if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
+    assert left == [], "worker processes left running"
+
+
+def _cpu(proc) -> float:
+    try:
+        t = proc.cpu_times()
+        return t.user + t.system
+    except Exception:  # gone meanwhile
+        return 0.0
