@@ -18,10 +18,11 @@ from amaranth.lib.wiring import In, Out
 from permnet.gen.errors import require
 from permnet.gen.routing import deflection as spec
 from permnet.hdl.muxtree import mux_word
+from permnet.hdl.router import route_port_signature
 
 __all__ = ["DeflectionRouter", "STAGES", "deflect_layout", "deflect_link_signature"]
 
-STAGES = (1, 2)          # register stages per hop inside the router (``stages``)
+STAGES = (1, 2, 3)       # register stages per hop inside the router (``stages``)
 
 
 def _or(values):
@@ -76,9 +77,9 @@ class DeflectionRouter(wiring.Component):
        the block of stage s pairs lanes p and p + 2^b (b = k-1-s), the upper lane wins
        iff it holds a flit and the lower holds none or one of priority at most its own,
        and the winner takes the side its productive mask alone allows, else the side the
-       loser's mask alone does not need, else stays. The masks are a constant table over
-       ``dst`` (:func:`permnet.gen.routing.deflection.productive_masks`, node n's row; a
-       ROM that yosys maps to LUTs).
+       loser's mask alone does not need, else stays. The masks are node n's row of
+       :func:`permnet.gen.routing.deflection.productive_masks` over ``dst``: constants (a ROM
+       that yosys maps to LUTs), or with ``loadable`` a table behind the ``rt`` port (below).
     4. Outputs: lane y's flit into output register y, its age grown by K (``hop_cycles``)
        and saturating at ``2**age_bits - 1``.
 
@@ -94,6 +95,13 @@ class DeflectionRouter(wiring.Component):
       t + 1, and ``o[y]`` shows the same values as with P = 1 one cycle later, from t + 2.
       The spec's model is the same function with the extra register as a link stage:
       K = 2 (the flits' ages grow by 2 a hop).
+    * P = 3: a register after ejection and injection (the slots' flits with their ages grown,
+      the injected flit, the injection slot, the one-side bits of every slot's and of the
+      injected flit's mask, the pairwise priorities) and one after the permutation network's
+      first stage (each position's flit, and the bits the later blocks derive from the lanes it
+      holds): ejection and injection still act in cycle t, the lanes and the first stage's
+      blocks in t + 1, the later blocks and the output multiplexers in t + 2, and ``o[y]``
+      shows the P = 1 values from t + 3. The spec's model: two link stages, K = 3.
     * ``hop_cycles`` K (default P): what a flit's age grows by on each output, the spec's
       ``hop_cycles``; with L register stages on the links outside the router it is P + L.
     * Ejection: a flit ejected in cycle t is in its FIFO at the end of t and on ``ej[e]``
@@ -114,8 +122,20 @@ class DeflectionRouter(wiring.Component):
     ``ready`` low deflects the flits to its node until it takes them: no bound then,
     nothing lost or misdelivered.
 
-    Routing is fixed (the masks are constants); ``loadable=True`` (the masks in a table a
-    plane swap reloads) is refused.
+    Routing (``loadable``)
+    ----------------------
+    ``loadable=False``: the masks are constants, the productive masks of ``planes``.
+    ``loadable=True``: port ``rt`` (:func:`permnet.hdl.router.route_port_signature` with ``addr``
+    a destination and ``data`` an S-bit mask): a clock edge with ``we`` writes ``data`` into the
+    shadow entry ``addr``, one with ``commit`` copies every shadow entry into the active table;
+    ``rdata`` is the active entry at ``addr`` (combinational). Both tables reset to the
+    productive masks of ``planes``. A flit takes the active masks of the cycle in which it is on
+    ``i[y]`` or injected (with P > 1 the flits in the router's registers at a commit keep the
+    masks of the cycle they entered): the spec's ``route_step`` with that cycle's ``mask_row``.
+    The livelock bound holds for any table in which every entry d != n is a non-empty subset of
+    the outputs one hop closer to d on the planes the router's outputs are wired to (the oldest
+    flit then gets closer at every hop); a table of other planes routes by those planes (a plane
+    swap loads both together, :class:`permnet.hdl.deflect_net.DeflectionNetwork`).
     """
 
     def __init__(self, planes, node: int, *, ejection: int = 2, width: int = 32, stages: int = 1,
@@ -131,11 +151,10 @@ class DeflectionRouter(wiring.Component):
         require(0 <= node < M, f"node must be 0..{M - 1}, got {node}")
         require(1 <= ejection <= S, f"ejection ports must be 1..S = {S}, got {ejection}")
         require(isinstance(width, int) and width >= 1, f"payload width must be >= 1 bit, got {width}")
-        require(stages in STAGES, f"stages must be 1 or 2, got {stages}")
+        require(stages in STAGES, f"stages must be 1, 2 or 3, got {stages}")
         K = stages if hop_cycles is None else hop_cycles
         require(isinstance(K, int) and K >= stages, f"hop cycles must be >= stages ({stages}), got {K}")
-        require(not loadable, "loadable routing (plane swap) is not implemented for the deflection router: "
-                              "build it on fixed planes")
+        self.loadable = bool(loadable)
         dist = spec.distances(arr)
         masks = spec.productive_masks(arr, dist)      # refuses planes on which some node cannot reach another
         self.diameter = int(dist.max())
@@ -147,10 +166,13 @@ class DeflectionRouter(wiring.Component):
         self.mask_row = [int(x) for x in masks[node]]
         self.layout = deflect_layout(self.nb, ab, width)
         link = deflect_link_signature(self.layout)
-        super().__init__({
+        members = {
             "i": In(link).array(S), "o": Out(link).array(S),
             "inj": In(stream.Signature(data.StructLayout({"dst": self.nb, "payload": width}))),
-            "ej": Out(stream.Signature(data.StructLayout({"src": self.nb, "payload": width}))).array(ejection)})
+            "ej": Out(stream.Signature(data.StructLayout({"src": self.nb, "payload": width}))).array(ejection)}
+        if self.loadable:
+            members["rt"] = In(route_port_signature(self.nb, S))
+        super().__init__(members)
 
     # ------------------------------------------------------------------ helpers
     #
@@ -172,11 +194,29 @@ class DeflectionRouter(wiring.Component):
         """The binary index of a one-hot ``{index: bit}``."""
         return _or(Mux(bit, j, 0) for j, bit in onehot.items())
 
+    def _table(self, m):
+        """Node n's productive masks, one per destination (0 beyond M): constants, or with
+        ``loadable`` the active entries of the table behind ``rt`` (shadow written by ``we``,
+        copied to the active entries at ``commit``; ``rdata`` the active entry at ``addr``)."""
+        pad = [Const(0, self.S)] * ((1 << self.nb) - self.M)
+        if not self.loadable:
+            return [Const(x, self.S) for x in self.mask_row] + pad
+        rt = self.rt
+        active = [Signal(self.S, name=f"rt_active{d}", init=x) for d, x in enumerate(self.mask_row)]
+        shadow = [Signal(self.S, name=f"rt_shadow{d}", init=x) for d, x in enumerate(self.mask_row)]
+        for d in range(self.M):
+            with m.If(rt.we & (rt.addr == d)):
+                m.d.sync += shadow[d].eq(rt.data)
+        with m.If(rt.commit):
+            m.d.sync += [a.eq(s) for a, s in zip(active, shadow)]
+        m.d.comb += rt.rdata.eq(Array(active + pad)[rt.addr])
+        return active + pad
+
     def _mask(self, m, dst, name):
-        """Node n's productive mask for ``dst``: a constant table (0 beyond M)."""
-        rom = Array(Const(self.mask_row[d] if d < self.M else 0, self.S) for d in range(1 << self.nb))
+        """Node n's productive mask for ``dst``: a lookup in :meth:`_table` (a ROM that yosys maps to
+        LUTs when the masks are constants)."""
         mask = Signal(self.S, name=name)
-        m.d.comb += mask.eq(rom[dst])
+        m.d.comb += mask.eq(Array(self._rows)[dst])
         return mask
 
     def _ge(self, m, a, b):
@@ -228,29 +268,32 @@ class DeflectionRouter(wiring.Component):
         m.d.sync += count.eq(count + push - pop)
         return room
 
+    def _fact(self, ls, key):
+        """A bit the blocks derive from the lanes ``ls`` (the first lanes, before any register):
+        ``("ge", a, c)``, lane a's priority >= lane c's; ``("only", x, base, b)``, whether lane x's
+        flit can use one side only of the block of bit b whose outputs start at ``base``, and
+        that side (two bits; 0 without a flit)."""
+        if key[0] == "ge":
+            return self._lane_ge(key[1], key[2])
+        _, x, base, b = key
+        lo = ((1 << (1 << b)) - 1) << base          # side 0: outputs base .. base + 2^b - 1
+        hi = lo << (1 << b)
+        # the slot's flit's or the injected one's, each from its own table
+        lane = ls[x]
+        return Mux(lane["here"], ls.inj_sides(lo, hi), lane["sides"](lo, hi)) & Cat(lane["valid"], 1)
+
     def _decide(self, m, lanes, a, c, p, b, name):
         """The swap of the block of bit b at positions p, p + 2^b holding lanes a (upper) and c
         (lower), from lane bits only (spec step 3): the upper wins iff it holds a flit and the
         lower none or one of priority at most its own; the winner takes the side its mask alone
         allows, else the side the loser's mask alone does not need, else stays."""
         base = (p >> (b + 1)) << (b + 1)
-        lo = ((1 << (1 << b)) - 1) << base          # side 0: outputs base .. base + 2^b - 1
-        hi = lo << (1 << b)
 
         def only(x):
-            # (the flit can use one side only, that side): two lane bits per (lane, base, b)
-            def sides(mask):
-                u0, u1 = (mask & lo).any(), (mask & hi).any()
-                return Cat(u0 ^ u1, u1)
-
-            def build(ls):
-                # the slot's flit's or the injected one's, each from its own table
-                lane = ls[x]
-                return Mux(lane["here"], sides(ls.inj_mask), sides(lane["mask"])) & Cat(lane["valid"], 1)
-            bits = lanes.fact(("only", x, base, b), build, 2)
+            bits = lanes.fact(("only", x, base, b), 2)
             return bits[0], bits[1]
 
-        up = lanes[a]["valid"] & (~lanes[c]["valid"] | lanes.fact(("ge", a, c), lambda ls: self._lane_ge(a, c), 1))
+        up = lanes[a]["valid"] & (~lanes[c]["valid"] | lanes.fact(("ge", a, c), 1))
         a_only, a_side = only(a)
         c_only, c_side = only(c)
         w_only, w_side = Mux(up, a_only, c_only), Mux(up, a_side, c_side)
@@ -265,7 +308,20 @@ class DeflectionRouter(wiring.Component):
         m = Module()
         S, E, n, K = self.S, self.E, self.node, self.K
         self._cmp = {}
+        self._rows = self._table(m)
         top = (1 << self.age_bits) - 1
+        # the register stages (class doc, Timing): "A" after ejection and injection (the slots,
+        # the decisions and the bits derived from the inputs), "B" between the lanes and the
+        # permutation network, "C" after the permutation network's first stage
+        cuts = {1: (), 2: ("B",), 3: ("A", "C")}[self.P]
+
+        def cut_a(value, name):
+            """``value``, through the register of cut A when there is one."""
+            if "A" not in cuts:
+                return value
+            r = Signal(len(value), name=f"a_{name}")
+            m.d.sync += r.eq(value)
+            return r
 
         # 1. ejection, from the FIFOs' room at the start of the cycle
         take = {}
@@ -284,35 +340,54 @@ class DeflectionRouter(wiring.Component):
         here = [Signal(name=f"inj_at{y}") for y in range(S)]
         m.d.comb += [here[y].eq(self.inj.valid & free[y] & ~Cat(*free[:y]).any() if y else self.inj.valid & free[0])
                      for y in range(S)]
+        def sides(mask, name):
+            """``sides(lo, hi)``: whether a flit of productive ``mask`` can use one side only of the
+            block whose sides are the outputs ``lo`` and ``hi``, and that side (through cut A)."""
+            memo = {}
+
+            def of(lo, hi):
+                if (lo, hi) not in memo:
+                    u0, u1 = (mask & lo).any(), (mask & hi).any()
+                    memo[lo, hi] = cut_a(Cat(u0 ^ u1, u1), f"{name}_sides{lo}_{hi}")
+                return memo[lo, hi]
+            return of
+
         # lane y: the slot's flit (unless ejected) or the injected one, the age grown by K
-        inj_mask = self._mask(m, self.inj.payload.dst, "inj_mask")
+        inj_sides = sides(self._mask(m, self.inj.payload.dst, "inj_mask"), "inj")
+        inj_dst, inj_pl = cut_a(self.inj.payload.dst, "inj_dst"), cut_a(self.inj.payload.payload, "inj_pl")
         lanes = _Lanes(m)
+        keys = []              # per slot: (age == 0 & src <= n, age != 0 | src >= n), against the injected flit
         for y in range(S):
             f = self.i[y].flit
             grown = Signal(self.age_bits + _bits(K), name=f"grown{y}")
             m.d.comb += grown.eq(f.age + K)
+            h = cut_a(here[y], f"here{y}")
+            dst, src, pl = cut_a(f.dst, f"dst{y}"), cut_a(f.src, f"src{y}"), cut_a(f.payload, f"pl{y}")
+            age = cut_a(Mux(grown > top, top, grown[:self.age_bits]), f"age{y}")
             # dst and payload through a multiplexer; src and age (constants when injected, the age
             # saturating) as logic that synthesis folds into one LUT a bit
-            moved = self._mux(m, [Cat(f.dst, f.payload), Cat(self.inj.payload.dst, self.inj.payload.payload)],
-                              here[y], f"lane{y}_mux")
+            moved = self._mux(m, [Cat(dst, pl), Cat(inj_dst, inj_pl)], h, f"lane{y}_mux")
             word = Signal(self.layout.as_shape().width, name=f"lane{y}_f")
-            m.d.comb += word.eq(Cat(moved[:self.nb], Mux(here[y], n, f.src),
-                                    Mux(here[y], min(K, top), Mux(grown > top, top, grown[:self.age_bits])),
-                                    moved[self.nb:]))
-            x = {"valid": Signal(name=f"lane{y}_v"), "word": word, "here": here[y],
-                 "mask": self._mask(m, f.dst, f"mask{y}")}
-            m.d.comb += x["valid"].eq(here[y] | self.i[y].valid & ~take[y])
+            m.d.comb += word.eq(Cat(moved[:self.nb], Mux(h, n, src), Mux(h, min(K, top), age), moved[self.nb:]))
+            x = {"valid": Signal(name=f"lane{y}_v"), "word": word, "here": h,
+                 "sides": sides(self._mask(m, f.dst, f"mask{y}"), f"slot{y}")}
+            m.d.comb += x["valid"].eq(h | cut_a(self.i[y].valid & ~take[y], f"kept{y}"))
             lanes.append(x)
-        lanes.inj_mask = inj_mask
+            keys.append((cut_a((f.age == 0) & (f.src <= n), f"below{y}"),
+                         cut_a((f.age != 0) | (f.src >= n), f"above{y}")))
+        lanes.inj_sides, lanes.build = inj_sides, self._fact
+        root = lanes
 
         # lane a's priority >= lane c's: the slots' comparator, or the injected flit's key (0, n)
+        ge = {}
+
         def lane_ge(a, c):
-            fa, fc = self.i[a].flit, self.i[c].flit
-            return Mux(here[a], (fc.age == 0) & (fc.src <= n),
-                       Mux(here[c], (fa.age != 0) | (fa.src >= n), self._ge(m, a, c)))
+            if (a, c) not in ge:
+                ge[a, c] = cut_a(self._ge(m, a, c), f"ge{a}_{c}")
+            return Mux(root[a]["here"], keys[c][0], Mux(root[c]["here"], keys[a][1], ge[a, c]))
         self._lane_ge = lane_ge
-        if self.P == 2:
-            # P = 2: the lanes, and the bits the blocks derive from them, in registers
+        if "B" in cuts:
+            # the lanes, and the bits the blocks derive from them, in registers
             lanes = lanes.registered()
 
         # 3. the permutation network: positions hold lanes, one-hot
@@ -336,42 +411,79 @@ class DeflectionRouter(wiring.Component):
                         bit = nxt[r][j] = Signal(name=f"{name}_oh{r}_{j}")
                         m.d.comb += bit.eq(Mux(swap, Y.get(j, 0), X.get(j, 0)))
             pos = nxt
+            if s == 0 and "C" in cuts:
+                # each position's flit, and the bits the later blocks ask for, in registers: from here
+                # on position r is lane r
+                entries = []
+                for r, oh in enumerate(pos):
+                    held = sorted(oh)
+                    sel = Signal(range(len(held)), name=f"c_sel{r}")
+                    m.d.comb += sel.eq(self._index({i: oh[j] for i, j in enumerate(held)}))
+                    valid, word = Signal(name=f"c{r}_v"), Signal(len(lanes[0]["word"]), name=f"c{r}_f")
+                    m.d.sync += [valid.eq(_or(bit & lanes[j]["valid"] for j, bit in oh.items())),
+                                 word.eq(self._mux(m, [lanes[j]["word"] for j in held], sel, f"c{r}_mux"))]
+                    entries.append({"valid": valid, "word": word})
+                lanes = _Positions(m, lanes, pos, entries)
+                pos = [{r: Const(1, 1)} for r in range(S)]
 
         # 4. outputs: output y takes the lane its position holds
         for y in range(S):
-            sel = Signal(range(S), name=f"sel{y}")
-            m.d.comb += sel.eq(self._index(pos[y]))
+            held = sorted(pos[y])
+            sel = Signal(range(max(2, len(held))), name=f"sel{y}")
+            m.d.comb += sel.eq(self._index({i: pos[y][j] for i, j in enumerate(held)}))
             m.d.sync += [self.o[y].valid.eq(_or(bit & lanes[j]["valid"] for j, bit in pos[y].items())),
-                         self.o[y].flit.eq(self._mux(m, [x["word"] for x in lanes], sel, f"out{y}_mux"))]
+                         self.o[y].flit.eq(self._mux(m, [lanes[j]["word"] for j in held], sel, f"out{y}_mux"))]
         return m
 
 
 class _Lanes(list):
     """The lanes (``valid``, ``mask``, ``word``) and the bits derived from them that the blocks
-    ask for (``fact``: built once per key; behind the P = 2 register, registered)."""
+    ask for (``fact``: built once per key by the first lanes' ``build``; behind a register,
+    registered)."""
 
     def __init__(self, m, source: "_Lanes | None" = None):
         super().__init__()
         self.m, self.source, self._facts = m, source, {}
 
-    def fact(self, key, build, width):
-        """The value ``build(lanes)`` of the lanes before any register, through this one's."""
+    def fact(self, key, width):
+        """The value ``build(lanes, key)`` of the lanes before any register, through this one's."""
         if key not in self._facts:
             name = "_".join(str(k) for k in key)
             if self.source is None:
                 v = Signal(width, name=f"lane_{name}")
-                self.m.d.comb += v.eq(build(self))
+                self.m.d.comb += v.eq(self.build(self, key))
             else:
                 v = Signal(width, name=f"mid_{name}")
-                self.m.d.sync += v.eq(self.source.fact(key, build, width))
+                self.m.d.sync += v.eq(self._through(key, width))
             self._facts[key] = v
         return self._facts[key]
+
+    def _through(self, key, width):
+        return self.source.fact(key, width)
 
     def registered(self) -> "_Lanes":
         """The same lanes through a register stage (valid reset to 0)."""
         out = _Lanes(self.m, self)
         for y, x in enumerate(self):
-            r = {key: Signal(len(v), name=f"mid{y}_{key}") for key, v in x.items()}
-            self.m.d.sync += [r[key].eq(v) for key, v in x.items()]
+            r = {key: Signal(len(x[key]), name=f"mid{y}_{key}") for key in ("valid", "word")}
+            self.m.d.sync += [r[key].eq(x[key]) for key in r]
             out.append(r)
         return out
+
+
+class _Positions(_Lanes):
+    """The positions of the permutation network after a stage as lanes: lane r is the flit at
+    position r (``pos[r]``: one-hot over the lanes ``source``), ``entries[r]`` its ``valid`` and
+    ``word``; a fact of a position is the fact of the lane it holds, registered."""
+
+    def __init__(self, m, source: _Lanes, pos, entries):
+        super().__init__(m, source)
+        self.pos = [dict(oh) for oh in pos]
+        self.extend(entries)
+
+    def _through(self, key, width):
+        if key[0] == "ge":
+            a, c = self.pos[key[1]], self.pos[key[2]]
+            return _or(a[j] & c[i] & self.source.fact(("ge", j, i), width) for j in a for i in c)
+        x = self.pos[key[1]]
+        return _or(Mux(x[j], self.source.fact((key[0], j, *key[2:]), width), 0) for j in x)

@@ -17,15 +17,17 @@ the planes active in that later cycle: the model of
 :func:`permnet.sim.netsim.deflect.deflection_trace` with ``link_stages = P - 1``
 (``tests/hdl/test_deflect_net.py`` holds the RTL against both).
 
-Swap without a drain (run-time planes): each node's productive masks are a
-loadable table (``rt`` port: shadow entries, :func:`mask_writes`), and the
-plane set's ``cfg.commit`` copies the planes' and every node's shadow masks
-into the active ones at the same clock edge. A flit in flight simply takes
+Swap without a drain (run-time planes): each router is built with its
+loadable mask table (:class:`permnet.hdl.deflect.DeflectionRouter` with
+``loadable``, its public ``rt`` port), the network's ``rt`` port writes the
+shadow entries of the router ``rt.node`` names (:func:`mask_writes`), and the
+plane set's ``cfg.commit`` is every router's ``rt.commit``: the planes' and
+every node's shadow masks become active at the same clock edge. A flit in flight simply takes
 the new routes from where it lands: every plane is a permutation, so every
 output still reaches an input, and a flit leaves the network only by
-ejection at its own destination. Nothing is lost or misdelivered; with P = 2
-the flits in the routers' middle register at the commit are allocated by
-the masks of the cycle before (the spec's ``route_step`` of that cycle).
+ejection at its own destination. Nothing is lost or misdelivered; with P > 1
+the flits in the routers' registers at the commit are allocated by the
+masks of the cycle they entered (the spec's ``route_step`` of that cycle).
 """
 
 from __future__ import annotations
@@ -55,21 +57,6 @@ def mask_writes(planes) -> list[tuple[int, int, int]]:
     return [(n, d, int(masks[n][d])) for n in range(masks.shape[0]) for d in range(masks.shape[1])]
 
 
-class _TableRouter(DeflectionRouter):
-    """A :class:`DeflectionRouter` whose productive masks are read from ``table`` (the node's
-    active mask per destination, S-bit signals the network drives) instead of constants."""
-
-    def __init__(self, planes, node, table, **kw):
-        super().__init__(planes, node, **kw)
-        self.table = table
-
-    def _mask(self, m, dst, name):
-        rows = list(self.table) + [Const(0, self.S)] * ((1 << self.nb) - self.M)
-        mask = Signal(self.S, name=name)
-        m.d.comb += mask.eq(Array(rows)[dst])
-        return mask
-
-
 class DeflectionNetwork(wiring.Component):
     """M deflection routers on the S ``planes`` (``planes[y][n]``: the node output y of n
     reaches; the reset configuration of run-time planes).
@@ -86,10 +73,10 @@ class DeflectionNetwork(wiring.Component):
 
     ``plane_kind`` ``crossbar`` or ``benes``: the planes are a run-time
     :class:`permnet.hdl.planes.PlaneSet` (its ``cfg`` port a port of this component) and every
-    node's masks a loadable table, ``rt`` (:func:`permnet.hdl.router.route_port_signature`
-    with ``node``: ``we`` writes ``data``, an S-bit mask, into node ``node``'s shadow entry for
-    destination ``addr``; ``rdata``, registered, is the active entry at ``(node, addr)`` of the
-    previous cycle). ``cfg.commit`` in cycle t makes the planes' and the masks' shadows active
+    router's masks its loadable table, reached through ``rt``
+    (:func:`permnet.hdl.router.route_port_signature` with ``node``: ``we`` writes ``data``, an
+    S-bit mask, into router ``node``'s shadow entry for destination ``addr``, its ``rt`` port;
+    ``rdata``, registered, is the active entry at ``(node, addr)`` of the previous cycle). ``cfg.commit`` in cycle t makes the planes' and the masks' shadows active
     together from t + 1: the swap, at any cycle, with traffic (module doc). The ages are as wide
     as the reset planes need (:func:`permnet.gen.routing.deflection.age_bits` of their diameter):
     planes of a larger diameter loaded later still deliver every flit once, but the stated hop
@@ -112,14 +99,8 @@ class DeflectionNetwork(wiring.Component):
         require(plane_kind in PLANE_KINDS, f"unknown planes {plane_kind!r} (one of {', '.join(PLANE_KINDS)})")
         self.planes, self.S, self.M, self.plane_kind = arr.tolist(), S, M, plane_kind
         self.loadable = plane_kind != "wires"
-        kw = dict(ejection=ejection, width=width, stages=stages, cells=cells)
-        if self.loadable:
-            masks = spec.productive_masks(arr)
-            self.active = [[Signal(S, name=f"mask{n}_{d}", init=int(masks[n][d])) for d in range(M)]
-                           for n in range(M)]
-            self.routers = [_TableRouter(self.planes, n, self.active[n], **kw) for n in range(M)]
-        else:
-            self.routers = [DeflectionRouter(self.planes, n, **kw) for n in range(M)]
+        kw = dict(ejection=ejection, width=width, stages=stages, cells=cells, loadable=self.loadable)
+        self.routers = [DeflectionRouter(self.planes, n, **kw) for n in range(M)]
         r0 = self.routers[0]
         self.E, self.P, self.K, self.age_bits, self.nb = r0.E, r0.P, r0.K, r0.age_bits, r0.nb
         self.fwd_width = 1 + r0.layout.as_shape().width
@@ -149,22 +130,14 @@ class DeflectionNetwork(wiring.Component):
         return m
 
     def _masks(self, m):
-        """The mask tables: shadow entries written by ``rt``, copied to the active ones at ``cfg.commit``."""
-        rt, M = self.rt, self.M
-        shadow = [[Signal(self.S, name=f"mask_shd{n}_{d}", init=a.init) for d, a in enumerate(row)]
-                  for n, row in enumerate(self.active)]
-        for n in range(M):
-            here = Signal(name=f"mask_we{n}")
-            m.d.comb += here.eq(rt.we & (rt.node == n))
-            for d in range(M):
-                with m.If(here & (rt.addr == d)):
-                    m.d.sync += shadow[n][d].eq(rt.data)
-        with m.If(self.cfg.commit):
-            m.d.sync += [a.eq(s) for ra, rs in zip(self.active, shadow) for a, s in zip(ra, rs)]
-        pad = [Const(0, self.S)] * ((1 << self.nb) - M)
-        rows = [list(row) + pad for row in self.active]
-        rows += [[Const(0, self.S)] * (1 << self.nb)] * ((1 << self.nb) - M)
-        m.d.sync += rt.rdata.eq(Array(Array(row) for row in rows)[rt.node][rt.addr])
+        """The mask tables: each router's ``rt`` port (:class:`permnet.hdl.deflect.DeflectionRouter`),
+        written when ``rt.node`` names it, committed by ``cfg.commit``; ``rdata`` registered."""
+        rt = self.rt
+        for n, r in enumerate(self.routers):
+            m.d.comb += [r.rt.addr.eq(rt.addr), r.rt.data.eq(rt.data), r.rt.we.eq(rt.we & (rt.node == n)),
+                         r.rt.commit.eq(self.cfg.commit)]
+        rows = [r.rt.rdata for r in self.routers] + [Const(0, self.S)] * ((1 << self.nb) - self.M)
+        m.d.sync += rt.rdata.eq(Array(rows)[rt.node])
 
 
 class DeflectionStream(wiring.Component):

@@ -343,33 +343,48 @@ def router(M: int, S: int, topology: str = "ldi", node: int = 0, vcs: int | None
     return emit.Generated("router", "router", comp, params)
 
 
+def _deflection_routing(router: str, default: str) -> str:
+    """The deflection router's masks for ``--router``: ``table`` (loadable, the ``rt`` port) or
+    ``fixed`` (constants); ``auto`` is ``default``. It has no next-hop unit (one route a pair):
+    it needs every productive output of a destination."""
+    require(router in ROUTER_CHOICES, f"unknown router {router!r} ({', '.join(ROUTER_CHOICES)})")
+    require(router != "nexthop", "--router nexthop: the deflection router takes every productive output from "
+            "its masks (constants by default, loadable with --router table), not one route from the next-hop unit")
+    return default if router == "auto" else "table"
+
+
 def deflection_router(M: int, S: int, topology: str = "ldi", node: int = 0, flit_width: int = STREAM_FLIT_WIDTH,
-                      ejection: int = 2, stages: int = 1, planes_file=None, cells: str = "generic"):
+                      ejection: int = 2, stages: int = 1, planes_file=None, cells: str = "generic",
+                      router: str = "auto"):
     """One :class:`permnet.hdl.deflect.DeflectionRouter` on its own (:class:`permnet.hdl.emit.Generated`
     named ``deflection_router``): node ``node`` of :func:`wired_network` (M, S, ``topology`` or
     ``planes_file``), ``flit_width`` payload bits, ``ejection`` ejection streams, ``stages``
-    register stages per hop (1 or 2; the spec's ``hop_cycles``); ``cells="ecp5"`` builds its
-    multiplexers of hand-mapped ECP5 cells (synthesis only). Its ports as top-level ports:
-    links ``i__{y}__*`` and ``o__{y}__*``, ``inj__*``, ``ej__{e}__*``. ``permnet synth router
-    --switching deflection`` registers every port at the boundary, as for the VC router."""
+    register stages per hop (1, 2 or 3; the spec's ``hop_cycles``); ``router`` ``auto`` (the
+    planes' productive masks as constants) or ``table`` (a loadable table, port ``rt__*``);
+    ``cells="ecp5"`` builds its multiplexers of hand-mapped ECP5 cells (synthesis only). Its ports
+    as top-level ports: links ``i__{y}__*`` and ``o__{y}__*``, ``inj__*``, ``ej__{e}__*``.
+    ``permnet synth router --switching deflection`` registers every port at the boundary, as for
+    the VC router."""
     from permnet.hdl import emit
     from permnet.hdl.deflect import DeflectionRouter
 
     require(1 <= flit_width <= MAX_FLIT_WIDTH, f"--flit-width must be 1..{MAX_FLIT_WIDTH} bits, got {flit_width}")
+    routing = _deflection_routing(router, "fixed")
     net = wired_network(M, S, topology, planes_file)
     require(0 <= node < M, f"--node must be a node of the network (0..{M - 1}), got {node}")
     require(1 <= ejection <= S, f"--ejection-width must be 1..S = {S}, got {ejection}")
-    require(stages in (1, 2), f"--stages must be 1 or 2, got {stages}")
+    require(stages in (1, 2, 3), f"--stages must be 1, 2 or 3, got {stages}")
     comp = DeflectionRouter(net.table.planes.tolist(), node, ejection=ejection, width=flit_width, stages=stages,
-                            cells=cells)
-    params = {"topology": net.name, "node": node, "switching": "deflection", "flit_width": flit_width,
-              "ejection_width": ejection, "stages": stages, "hop_cycles": comp.K, "age_bits": comp.age_bits,
-              "diameter": comp.diameter, "cells": cells}
+                            cells=cells, loadable=routing == "table")
+    params = {"topology": net.name, "node": node, "switching": "deflection", "routing": routing,
+              "flit_width": flit_width, "ejection_width": ejection, "stages": stages, "hop_cycles": comp.K,
+              "age_bits": comp.age_bits, "diameter": comp.diameter, "cells": cells}
     return emit.Generated("router", "deflection_router", comp, params)
 
 
 def deflection_network(M: int, S: int, topology: str = "ldi", flit_width: int | None = None, ejection: int = 2,
-                       stages: int = 1, planes: str = "wires", planes_file=None, target: str = "generic"):
+                       stages: int = 1, planes: str = "wires", planes_file=None, target: str = "generic",
+                       router: str = "auto"):
     """The network of deflection routers with AXI-Stream endpoints
     (:class:`permnet.hdl.deflect_net.DeflectionStream`, :class:`permnet.hdl.emit.Generated` named
     ``<topology>_network_deflection``) on :func:`wired_network` (M, S, ``topology`` or
@@ -377,8 +392,10 @@ def deflection_network(M: int, S: int, topology: str = "ldi", flit_width: int | 
     node behind each node's one output stream, ``stages`` register stages per hop (1 or 2);
     ``planes`` ``wires``, or ``crossbar`` / ``benes`` loadable at run time (the ``cfg__*``
     ports, and the mask tables' ``rt__*``: the swap without a drain,
-    :class:`permnet.hdl.deflect_net.DeflectionNetwork`). ``target="ecp5"``: the routers' and
-    the run-time planes' multiplexers of hand-mapped ECP5 cells (synthesis only)."""
+    :class:`permnet.hdl.deflect_net.DeflectionNetwork`; ``router`` ``auto`` or ``table``: the
+    routers' loadable tables, which run-time planes have and wire planes cannot commit).
+    ``target="ecp5"``: the routers' and the run-time planes' multiplexers of hand-mapped ECP5
+    cells (synthesis only)."""
     from permnet.hdl import emit
     from permnet.hdl.deflect_net import DeflectionStream
     from permnet.hdl.netip import PLANE_KINDS
@@ -388,7 +405,10 @@ def deflection_network(M: int, S: int, topology: str = "ldi", flit_width: int | 
             f"got {flit_width}")
     require(planes in PLANE_KINDS, f"unknown planes {planes!r} ({', '.join(PLANE_KINDS)})")
     require(1 <= ejection <= S, f"--ejection-width must be 1..S = {S}, got {ejection}")
-    require(stages in (1, 2), f"--stages must be 1 or 2, got {stages}")
+    require(stages in (1, 2, 3), f"--stages must be 1, 2 or 3, got {stages}")
+    routing = _deflection_routing(router, "table" if planes != "wires" else "fixed")
+    require(routing == "fixed" or planes != "wires", "--router table: the deflection routers' tables load with "
+            "the planes (cfg__commit): add --planes crossbar or benes")
     net = wired_network(M, S, topology, planes_file)
     cells = emit.cells_for(target)
     comp = DeflectionStream(net.table.planes.tolist(), ejection=ejection, width=flit_width, stages=stages,

@@ -245,7 +245,8 @@ def network_options(f):
     f = click.option("--trace", type=click.Path(dir_okay=False), default=None,
                      help="'cycle src dst size' lines for the generators instead (one per node per cycle)")(f)
     f = click.option("--stages", type=int, default=None,
-                     help="--switching deflection: register stages per hop inside each router, 1 or 2 (default 1)")(f)
+                     help="--switching deflection: register stages per hop inside each router, 1, 2 or 3 "
+                          "(default 1)")(f)
     f = click.option("--ejection-width", type=int, default=None,
                      help="--switching deflection: ejection FIFOs (2 flits each) per node, sharing the node's "
                           "output stream (default 2)")(f)
@@ -275,8 +276,9 @@ def network_options(f):
 
 def router_options(f):
     f = click.option("--stages", type=int, default=None,
-                     help="--switching deflection: register stages per hop inside the router, 1 (output registers) "
-                          "or 2 (one more inside the permutation network; a hop takes 2 cycles) (default 1)")(f)
+                     help="--switching deflection: register stages per hop inside the router, 1 (output registers), "
+                          "2 (one more before the permutation network) or 3 (one after injection, one inside the "
+                          "permutation network); a hop takes that many cycles (default 1)")(f)
     f = click.option("--ejection-width", type=int, default=None,
                      help="--switching deflection: ejection streams, each behind a 2-flit FIFO (default 2)")(f)
     f = click.option("--allocator", type=click.Choice(ALLOCATORS), default="combined",
@@ -290,7 +292,8 @@ def router_options(f):
                      help="one ejection stream (the stream IP's), or one flit per input VC")(f)
     f = click.option("--lanes", type=int, default=1, show_default=True, help="injection lanes")(f)
     f = click.option("--router", type=click.Choice(ROUTER_CHOICES), default="auto", show_default=True,
-                     help="the divider-free next-hop unit or the node's route table")(f)
+                     help="the divider-free next-hop unit or the node's route table (--switching deflection: "
+                          "auto, the planes' productive masks as constants, or table, a loadable mask table rt__*)")(f)
     f = click.option("--flit-width", type=int, default=32, show_default=True, help="payload bits per flit")(f)
     f = click.option("--switching", type=click.Choice(["vct", "wormhole", "deflection"]), default="vct",
                      show_default=True, help="the VC router's, or the bufferless deflection router (issue 41)")(f)
@@ -304,7 +307,7 @@ def router_options(f):
 
 
 # the VC router's options, which the deflection router has not (and the converse)
-VC_ROUTER_ONLY = ("vcs", "buffer", "router", "lanes", "eject", "max_size", "link_stages", "credit_stages", "allocator")
+VC_ROUTER_ONLY = ("vcs", "buffer", "lanes", "eject", "max_size", "link_stages", "credit_stages", "allocator")
 DEFLECTION_ONLY = ("ejection_width", "stages")
 
 
@@ -326,14 +329,15 @@ def gen_router(target="generic", ejection_width=None, stages=None, **options):
         require(not given, f"--switching deflection has no VCs, buffers or credits: drop {', '.join(given)}")
         return deflection_router(options["M"], options["S"], options["topology"], options["node"],
                                  options["flit_width"], 2 if ejection_width is None else ejection_width,
-                                 1 if stages is None else stages, cells="ecp5" if target == "ecp5" else "generic")
+                                 1 if stages is None else stages, cells="ecp5" if target == "ecp5" else "generic",
+                                 router=options["router"])
     given = _given(DEFLECTION_ONLY)
     require(not given, f"{', '.join(given)} needs --switching deflection")
     return router(**options, cells=target)
 
 
 # the VC network's options, which the deflection network has not
-VC_NETWORK_ONLY = ("vcs", "buffer", "router", "link_stages", "credit_stages", "allocator", "plane_stages", "lanes",
+VC_NETWORK_ONLY = ("vcs", "buffer", "link_stages", "credit_stages", "allocator", "plane_stages", "lanes",
                    "max_size", "trace", "packets", "span", "seed")
 
 
@@ -350,7 +354,7 @@ def gen_network(target="generic", ejection_width=None, stages=None, **options):
                                                   "add --endpoints stream")
         return deflection_network(options["M"], options["S"], options["topology"], options["flit_width"],
                                   2 if ejection_width is None else ejection_width, 1 if stages is None else stages,
-                                  options["planes"], options["planes_file"], target)
+                                  options["planes"], options["planes_file"], target, options["router"])
     given = _given(DEFLECTION_ONLY)
     require(not given, f"{', '.join(given)} needs --switching deflection")
     return network(**options, target=target)

@@ -34,11 +34,27 @@ def test_rtl_deflection_router_ports(tmp_path):
     assert f"//   age_bits = {age}" in text
 
 
+def test_rtl_deflection_router_table(tmp_path):
+    """``--router table``: the loadable mask table's port ``rt__*`` (addr a destination, data an S-bit
+    mask, we, commit, rdata); the default has none, and three stages make a hop of 3 cycles."""
+    run("rtl", "router", "-M", 8, "-S", 2, "--switching", "deflection", "--router", "table", "--stages", 3,
+        "-o", "out/t.v", cwd=tmp_path)
+    run("rtl", "router", "-M", 8, "-S", 2, "--switching", "deflection", "-o", "out/f.v", cwd=tmp_path)
+    text = (tmp_path / "out" / "t.v").read_text()
+    for decl in ("input [2:0] rt__addr;", "input [1:0] rt__data;", "input rt__we;", "input rt__commit;",
+                 "output [1:0] rt__rdata;"):
+        assert decl in text
+    assert "//   routing = table" in text and "//   hop_cycles = 3" in text
+    fixed = (tmp_path / "out" / "f.v").read_text()
+    assert "rt__" not in fixed and "//   routing = fixed" in fixed
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--switching", "deflection", "--vcs", "2", "--credit-stages", "1"],
      "--switching deflection has no VCs, buffers or credits: drop --vcs, --credit-stages"),
     (["--switching", "deflection", "--buffer", "4"], "drop --buffer"),
-    (["--switching", "deflection", "--stages", "3"], "--stages must be 1 or 2"),
+    (["--switching", "deflection", "--stages", "4"], "--stages must be 1, 2 or 3"),
+    (["--switching", "deflection", "--router", "nexthop"], "--router nexthop: the deflection router takes every"),
     (["--switching", "deflection", "--ejection-width", "3"], "--ejection-width must be 1..S = 2"),
     (["--stages", "2"], "--stages needs --switching deflection"),
     (["--ejection-width", "1"], "--ejection-width needs --switching deflection"),

@@ -37,7 +37,9 @@ def test_rtl_deflection_network_stream_ports(tmp_path):
      "--switching deflection has no VCs, buffers, credits or self-test trace: drop --vcs, --buffer, --link-stages"),
     (["--credit-stages", "1", "--allocator", "input-first", "--packets", "9"],
      "drop --credit-stages, --allocator, --packets"),
-    (["--stages", "3"], "--stages must be 1 or 2"),
+    (["--stages", "4"], "--stages must be 1, 2 or 3"),
+    (["--router", "table"], "--router table: the deflection routers' tables load with the planes"),
+    (["--router", "nexthop", "--planes", "benes"], "--router nexthop: the deflection router takes every"),
     (["--ejection-width", "3"], "--ejection-width must be 1..S = 2"),
     (["--endpoints", "selftest"], "stream endpoints: add --endpoints stream"),
 ])

@@ -53,8 +53,10 @@ def _source_queues(M, rows):
     return queues
 
 
-@pytest.mark.parametrize("M,S,E,P", [(8, 2, 2, 1), (8, 2, 1, 2), pytest.param(16, 4, 2, 1, marks=pytest.mark.slow),
-                                     pytest.param(16, 4, 2, 2, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("M,S,E,P", [(8, 2, 2, 1), (8, 2, 1, 2), (8, 2, 2, 3),
+                                     pytest.param(16, 4, 2, 1, marks=pytest.mark.slow),
+                                     pytest.param(16, 4, 2, 2, marks=pytest.mark.slow),
+                                     pytest.param(16, 4, 2, 3, marks=pytest.mark.slow)])
 def test_network_equals_deflection_trace(M, S, E, P):
     planes = _planes(M, S)
     dut = DeflectionNetwork(planes, ejection=E, width=12, stages=P)
@@ -176,7 +178,8 @@ def _relabelled(planes, rng):
 
 
 @pytest.mark.parametrize("kind,P", [("crossbar", 1), ("benes", 2), pytest.param("benes", 1, marks=pytest.mark.slow),
-                                    pytest.param("crossbar", 2, marks=pytest.mark.slow)])
+                                    pytest.param("crossbar", 2, marks=pytest.mark.slow),
+                                    pytest.param("crossbar", 3, marks=pytest.mark.slow)])
 def test_swap_in_traffic_without_drain(kind, P, capsys):
     M, S, E = 8, 2, 2
     rng = random.Random(41 + P)

@@ -23,15 +23,22 @@ def planes_of(M, S):
     return tables.network("ldi", M, S).table.planes.tolist()
 
 
-def run_against_spec(M, S, node, E, P, cycles, seed, ties=False, width=8):
+def run_against_spec(M, S, node, E, P, cycles, seed, ties=False, width=8, load=None):
     """Drive the router ``cycles`` cycles and assert it computes the spec; returns counts of what
-    happened (so a test can check the stimulus exercised the cases)."""
+    happened (so a test can check the stimulus exercised the cases).
+
+    ``load``: other planes; the router is built with a loadable table (``rt``), and during the
+    traffic each entry of the table is written with the productive mask of ``load`` (one write a
+    cycle, every ``rdata`` checked), then committed: the spec's mask row is the planes' until the
+    commit's cycle and ``load``'s after it."""
     planes = planes_of(M, S)
-    dut = DeflectionRouter(planes, node, ejection=E, width=width, stages=P)
+    dut = DeflectionRouter(planes, node, ejection=E, width=width, stages=P, loadable=load is not None)
     mask_row = productive_masks(planes)[node]
+    new_row = productive_masks(load)[node] if load is not None else mask_row
+    commit_at = M + 3
     top = (1 << dut.age_bits) - 1
     rng = random.Random(seed)
-    seen = {"ejected": 0, "injected": 0, "full": 0, "deflected": 0, "tie": 0, "saturated": 0}
+    seen = {"ejected": 0, "injected": 0, "full": 0, "deflected": 0, "tie": 0, "saturated": 0, "by_table": 0}
 
     def flit():
         if ties:          # few ages and sources: equal (age, src) keys among the inputs
@@ -44,7 +51,18 @@ def run_against_spec(M, S, node, E, P, cycles, seed, ties=False, width=8):
     async def tb(ctx):
         queues = [deque() for _ in range(E)]
         expect = deque([[None] * S] * P)           # what o[y] shows now: route_step's outputs P cycles ago
-        for _ in range(cycles):
+        active = [int(x) for x in mask_row]
+        for cycle in range(cycles):
+            row = active[:]
+            if load is not None:
+                ctx.set(dut.rt.we, cycle < M)
+                addr = cycle if cycle < M else rng.randrange(M)
+                ctx.set(dut.rt.addr, addr)
+                ctx.set(dut.rt.data, int(new_row[addr]))
+                ctx.set(dut.rt.commit, cycle == commit_at)
+                assert ctx.get(dut.rt.rdata) == active[addr]
+                if cycle == commit_at:
+                    active = [int(x) for x in new_row]
             slots = [flit() if rng.random() < 0.75 else None for _ in range(S)]
             if not ties:                            # the spec's premise: no two flits share an age
                 pool = range(max(0, top - S - 3), top + 1) if rng.random() < 0.2 else range(top + 1)
@@ -65,9 +83,12 @@ def run_against_spec(M, S, node, E, P, cycles, seed, ties=False, width=8):
                 ctx.set(dut.ej[e].ready, ready[e])
 
             room = [len(q) < EJECT_DEPTH for q in queues]
-            outs, ejected, injected = route_step(node, slots, mask_row, offer, room, E, hop_cycles=dut.K,
+            outs, ejected, injected = route_step(node, slots, row, offer, room, E, hop_cycles=dut.K,
                                                  age_max=top)
-            would = route_step(node, slots, mask_row, probe, room, E, hop_cycles=dut.K, age_max=top)[2]
+            would = route_step(node, slots, row, probe, room, E, hop_cycles=dut.K, age_max=top)[2]
+            if row != [int(x) for x in mask_row]:       # after the commit: would the planes' masks differ?
+                seen["by_table"] += route_step(node, slots, mask_row, offer, room, E, hop_cycles=dut.K,
+                                               age_max=top)[0] != outs
             assert ctx.get(dut.inj.ready) == would
             assert injected == (offer is not None and would)
             for e in range(E):
@@ -87,7 +108,7 @@ def run_against_spec(M, S, node, E, P, cycles, seed, ties=False, width=8):
             seen["ejected"] += sum(f is not None for f in ejected)
             seen["injected"] += injected
             seen["full"] += not all(room)
-            seen["deflected"] += sum(f is not None and f.dst != node and not mask_row[f.dst] >> y & 1
+            seen["deflected"] += sum(f is not None and f.dst != node and not row[f.dst] >> y & 1
                                      for y, f in enumerate(outs))
             keys = [f.key() for f in slots if f is not None]
             seen["tie"] += len(keys) != len(set(keys))
@@ -113,6 +134,9 @@ def run_against_spec(M, S, node, E, P, cycles, seed, ties=False, width=8):
     (16, 4, 5, 1, 1, True),
     (16, 4, 0, 2, 2, False),
     (16, 4, 9, 2, 2, True),
+    (16, 4, 0, 2, 3, False),
+    (8, 2, 5, 1, 3, True),
+    pytest.param(16, 4, 6, 1, 3, True, marks=pytest.mark.slow),
     pytest.param(16, 8, 2, 2, 1, False, marks=pytest.mark.slow),      # S = 8: a minute each in the simulator
     pytest.param(16, 8, 7, 1, 2, True, marks=pytest.mark.slow),
 ])
@@ -122,10 +146,40 @@ def test_router_computes_route_step(M, S, node, E, P, ties):
     assert bool(seen["tie"]) == ties
 
 
+def other_planes(M, S, how):
+    """Another valid routing for the router's node: LDI(M, S)'s planes in the other order
+    (``reversed``: output y goes where output S-1-y went, so the masks are the planes' with the
+    bits reversed), or relabelled by a seeded shuffle of the nodes (``relabelled``)."""
+    planes = planes_of(M, S)
+    if how == "reversed":
+        return planes[::-1]
+    pi = list(range(M))
+    random.Random(7).shuffle(pi)
+    out = [[0] * M for _ in planes]
+    for y, row in enumerate(planes):
+        for n, d in enumerate(row):
+            out[y][pi[n]] = pi[d]
+    return out
+
+
+@pytest.mark.parametrize("M,S,node,E,P,how", [
+    (16, 4, 0, 2, 2, "reversed"),
+    (16, 4, 3, 2, 3, "relabelled"),
+    pytest.param(16, 4, 5, 1, 1, "relabelled", marks=pytest.mark.slow),
+])
+def test_router_routes_by_a_loaded_table(M, S, node, E, P, how):
+    """The table loaded through ``rt`` in traffic routes from the commit on, not the planes' masks
+    (``by_table``: cycles in which the planes' masks would have sent the flits elsewhere)."""
+    other = other_planes(M, S, how)
+    assert productive_masks(other)[node].tolist() != productive_masks(planes_of(M, S))[node].tolist()
+    seen = run_against_spec(M, S, node, E, P, cycles=150, seed=M + node + P, load=other)
+    assert seen["ejected"] and seen["injected"] and seen["deflected"] and seen["by_table"] > 10
+
+
 def test_parameters_refused():
     planes = planes_of(16, 4)
-    for kw, needle in [({"stages": 3}, "stages must be 1 or 2"), ({"ejection": 5}, "ejection ports must be 1..S"),
-                       ({"loadable": True}, "loadable routing"), ({"hop_cycles": 1, "stages": 2}, "hop cycles")]:
+    for kw, needle in [({"stages": 4}, "stages must be 1, 2 or 3"), ({"ejection": 5}, "ejection ports must be 1..S"),
+                       ({"hop_cycles": 2, "stages": 3}, "hop cycles"), ({"hop_cycles": 1, "stages": 2}, "hop cycles")]:
         with pytest.raises(PermnetError, match=needle):
             DeflectionRouter(planes, 0, **kw)
     with pytest.raises(PermnetError, match="power of two"):
@@ -133,12 +187,12 @@ def test_parameters_refused():
 
 
 @pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not on PATH")
-@pytest.mark.parametrize("P", [1, 2])
+@pytest.mark.parametrize("P", [1, 2, 3])
 def test_verilog_lints(tmp_path, P):
     from permnet.hdl.verilogtext import convert
 
     f = tmp_path / "deflect.v"
-    f.write_text(convert(DeflectionRouter(planes_of(16, 4), 0, stages=P), "deflect"))
+    f.write_text(convert(DeflectionRouter(planes_of(16, 4), 0, stages=P, loadable=P == 3), "deflect"))
     lint = subprocess.run(["verilator", "--lint-only", "-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC", str(f)],
                           capture_output=True, text=True, timeout=120)
     assert lint.returncode == 0, lint.stderr

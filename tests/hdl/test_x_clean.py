@@ -46,6 +46,7 @@ TOPS = {
     "network_selftest_crossbar": ("network", *LDI42, "--packets", "8", "--span", "8", "--planes", "crossbar"),
     "network_selftest_benes": ("network", *LDI42, "--packets", "8", "--span", "8", "--planes", "benes"),
     "router_deflection": ("router", *LDI42, "--switching", "deflection", "--stages", "2"),
+    "router_deflection_table": ("router", *LDI42, "--switching", "deflection", "--router", "table", "--stages", "3"),
     "network_deflection": (*STREAM, "--switching", "deflection"),
     "network_deflection_crossbar": (*STREAM, "--switching", "deflection", "--planes", "crossbar", "--stages", "2"),
     "network_deflection_benes": (*STREAM, "--switching", "deflection", "--planes", "benes", "--ejection-width", "1"),
