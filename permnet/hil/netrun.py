@@ -111,7 +111,7 @@ class NetworkRunReport:
         p = self.params
         last = (f"last delivered by cycle {self.last_delivery}" if self.last_delivery is not None
                 else "delivery times not predicted (swap)")
-        routers = (f"deflection routers, {n['ejection']} ejection ports, {n['stages']} stage(s)"
+        routers = (f"deflection routers, {n['ejection']} ejection port(s), {n['stages']} stage(s)"
                    if n.get("switching") == "deflection" else
                    f"{n['vcs']} VCs x {n['buffer']} flits, {n['lanes']} lanes")
         out = [f"network LDI({n['M']},{n['S']}): {routers}, "
@@ -119,8 +119,9 @@ class NetworkRunReport:
                f"traffic {p['pattern']}, rate {p['rate']}/65536, {p['size']} flits, seed {p['seed']}: "
                f"cycles {self.start}..{self.stop - 1}, {self.packets} packets, {last}"]
         if self.planes:
+            routes = "mask" if n.get("switching") == "deflection" else "route"
             out.append(f"planes loaded from {self.planes}: {self.readback.get('planes', 0)} plane entries and "
-                       f"{self.readback.get('routes', 0)} route entries read back")
+                       f"{self.readback.get('routes', 0)} {routes} entries read back")
         if self.swap and "old_flits_left" in self.swap:
             w = self.swap
             out.append(f"swap to {w['to']}: requested in cycle {w['at']}, committed in cycle {w['committed']} "
