@@ -3,6 +3,7 @@
     python bench/orp_records.py --seconds 600 --workers 2 -o bench/records
     python bench/orp_records.py --seconds 600 --only 80:6,432:12 --update -o bench/records
     python bench/orp_records.py --render -o bench/records      # no search: the table again
+    python bench/orp_records.py --seconds 600 --workers 32 --scheduler tcp://host-a:8786 -o bench/records
 
 Writes ``records.md`` (table), ``records.json`` and one Graph Golf file per
 instance (``h{n}r{r}.edges``, scored by ``permnet orp eval``) in the folder.
@@ -11,6 +12,15 @@ instance (``h{n}r{r}.edges``, scored by ``permnet orp eval``) in the folder.
 runs no search: it fills the published columns and the gap of every row of
 ``records.json`` from ``permnet.gen.orp.records.PUBLISHED`` and writes both
 files again.
+
+The anneals of every instance run on one :class:`permnet.gen.parallel.Runner`
+opened for the whole run: ``--workers N`` local processes (the default, one
+per CPU), or ``--scheduler local`` (a Dask ``LocalCluster`` of N processes)
+or ``--scheduler ADDRESS`` (a running Dask cluster; N is then the anneals per
+switch count).  Each instance gets ``--seconds`` of wall time, so the graphs
+found depend on the machine and its load; ``--evals E`` gives every anneal E
+evaluations instead, and then the records are the same for the same N
+wherever the anneals run.
 """
 
 from __future__ import annotations
@@ -25,7 +35,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from permnet.fileio import atomic_write, dumps_json  # noqa: E402
+from permnet.gen.errors import PermnetError  # noqa: E402
 from permnet.gen.orp.records import INSTANCES, PUBLISHED, gap_pct  # noqa: E402
+from permnet.gen.parallel import Runner  # noqa: E402
 from permnet.graphgolf import run_records  # noqa: E402
 from sections.search import records_table  # noqa: E402
 
@@ -33,9 +45,16 @@ from sections.search import records_table  # noqa: E402
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=600.0, help="wall time per instance")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="local processes running the anneals, or the LocalCluster's with --scheduler local; "
+                         "also the anneals per switch count (default: the CPUs)")
     ap.add_argument("--sweep", type=int, default=8, help="switch counts tried per instance")
-    ap.add_argument("--scheduler", default=None, help="Dask scheduler address")
+    ap.add_argument("--scheduler", default=None, metavar="ADDRESS|local",
+                    help="run the anneals on this Dask scheduler (tcp://host:8786); 'local' starts a LocalCluster "
+                         "of --workers processes here")
+    ap.add_argument("--evals", type=int, default=None,
+                    help="evaluations per anneal instead of --seconds of wall time (the same records for the "
+                         "same --workers wherever they run)")
     ap.add_argument("--only", default=None, help="comma-separated n:r pairs (default: all 13)")
     ap.add_argument("--update", action="store_true", help="keep the other instances' rows of records.json")
     ap.add_argument("--render", action="store_true",
@@ -44,12 +63,22 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.render:
         return render(Path(args.o))
+    if args.workers < 1 or (args.evals is not None and args.evals < 1) or args.seconds <= 0:
+        ap.error("--workers and --evals must be >= 1, --seconds > 0")
+    if args.scheduler is not None and not args.scheduler.strip():
+        ap.error("--scheduler: give an address or 'local'")
     inst = INSTANCES if not args.only else [tuple(map(int, p.split(":"))) for p in args.only.split(",")]
     out = Path(args.o)
     out.mkdir(parents=True, exist_ok=True)
-    rows = run_records(args.seconds, out, instances=inst, workers=args.workers, sweep_k=args.sweep,
-                       scheduler=args.scheduler, progress=lambda row: print(row.as_dict(), flush=True))
-    new = [r.as_dict() | {"budget_seconds": args.seconds} for r in rows]
+    try:
+        with Runner(args.workers, args.scheduler) as runner, runner.installed():
+            rows = run_records(args.seconds, out, instances=inst, workers=args.workers, sweep_k=args.sweep,
+                               scheduler=args.scheduler, evaluations=args.evals,
+                               progress=lambda row: print(row.as_dict(), flush=True))
+    except PermnetError as exc:
+        raise SystemExit(f"orp_records: {exc}") from None
+    new = [r.as_dict() | {"budget_seconds": args.seconds} | ({"budget_evaluations": args.evals} if args.evals else {})
+           for r in rows]
     saved = out / "records.json"
     if args.update and saved.exists():
         old = json.loads(saved.read_text())
@@ -61,6 +90,8 @@ def main(argv=None):
     budgets = sorted({r["budget_seconds"] for r in new})
     meta = {"seconds_per_instance": budgets[0] if len(budgets) == 1 else None, "workers": args.workers,
             "sweep": args.sweep, "rows": new}
+    if args.scheduler is not None:
+        meta["scheduler"] = args.scheduler
     write(out, meta)
 
 

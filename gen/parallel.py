@@ -24,6 +24,13 @@ it by name).  A large object every job reads (a network's routing tables) is
 given once with :meth:`Runner.share` and reaches the function as its first
 argument: it is sent to each worker process once, not with every job.
 
+A caller that runs a library function calling :func:`map_jobs` many times
+(``bench/orp_records.py``: two rounds of anneals per instance, thirteen
+instances) can open one :class:`Runner` and install it: within ``with
+runner.installed():`` every :func:`map_jobs` call asking for the same
+``workers`` and ``scheduler`` runs on that runner's processes or cluster
+instead of starting its own.
+
 Ctrl-C (``KeyboardInterrupt``) or SIGTERM (the CLI raises ``SystemExit(143)``)
 while the jobs run cancels the pending ones, terminates the local worker
 processes or closes the Dask cluster, and is raised again.
@@ -31,6 +38,8 @@ processes or closes the Dask cluster, and is raised again.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 import signal
 import time
@@ -40,6 +49,7 @@ from permnet.gen.errors import PermnetError, require
 __all__ = ["Runner", "map_jobs", "check_parallel"]
 
 _SHARED: dict = {}  # in a local worker process: the shared objects, by key
+_INSTALLED: contextvars.ContextVar = contextvars.ContextVar("permnet_runner", default=None)  # Runner.installed
 
 
 def check_parallel(workers: int, scheduler: str | None) -> None:
@@ -95,6 +105,16 @@ class Runner:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(kill=exc_type is not None)
+
+    @contextlib.contextmanager
+    def installed(self):
+        """Within it, :func:`map_jobs` with this runner's ``workers`` and ``scheduler`` runs on this
+        runner (one pool of processes or one cluster for many calls) instead of opening its own."""
+        token = _INSTALLED.set(self)
+        try:
+            yield self
+        finally:
+            _INSTALLED.reset(token)
 
     def share(self, obj):
         """A handle for ``obj``, to pass as ``shared`` to :meth:`submit` or :meth:`map`."""
@@ -261,8 +281,12 @@ class Runner:
 def map_jobs(fn, jobs, workers: int = 1, scheduler: str | None = None, progress: bool | None = None,
              desc: str = "jobs") -> list:
     """``[fn(j) for j in jobs]`` on ``workers`` local processes or a Dask ``scheduler``
-    (``"local"``: a LocalCluster here); results in the order of ``jobs``."""
+    (``"local"``: a LocalCluster here); results in the order of ``jobs``.  On the installed
+    runner (:meth:`Runner.installed`) if it has the same ``workers`` and ``scheduler``."""
     jobs = list(jobs)
     check_parallel(workers, scheduler)
+    mine = _INSTALLED.get()
+    if mine is not None and (mine.workers, mine.scheduler) == (workers, scheduler):
+        return mine.map(fn, jobs, desc=desc)
     with Runner(max(1, min(workers, len(jobs))) if scheduler is None else workers, scheduler, progress) as r:
         return r.map(fn, jobs, desc=desc)

@@ -32,7 +32,10 @@ def records_table(meta: dict):
         rows.append([f"({r['hosts']},{r['radix']})", _f(r["haspl"]), r["diameter"], r["switches"], r["method"], pub,
                      _f(r["theorem2_bound"]), "-" if r["gap_pct"] is None else f"{r['gap_pct']:+.2f}",
                      f"{r['seconds']:.0f}"])
-    if meta.get("seconds_per_instance") is not None:
+    if any(r.get("budget_evaluations") for r in meta["rows"]):  # bench/orp_records.py --evals
+        budget = ", ".join(sorted({f"{r['budget_evaluations']} evaluations per anneal" if r.get("budget_evaluations")
+                                   else f"{r['budget_seconds']:g} s wall" for r in meta["rows"]}))
+    elif meta.get("seconds_per_instance") is not None:
         budget = f"{meta['seconds_per_instance']:g} s wall each"
     else:  # rows run with different budgets (bench/orp_records.py --update)
         per = {}

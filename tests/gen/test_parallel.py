@@ -82,3 +82,14 @@ def test_an_object_shared_after_the_processes_started_still_reaches_the_jobs():
         assert r.map(operator.getitem, [2, 0], shared=first) == [3, 1]
         late = r.share(("value", "x"))          # the pool is running: sent with every job
         assert r.map(operator.getitem, [1, 0], shared=late) == ["x", "value"]
+
+
+def test_map_jobs_runs_on_an_installed_runner():
+    """Within ``runner.installed()`` every map_jobs call of the same workers runs on the runner's one pool."""
+    with Runner(2, progress=False) as r, r.installed():
+        assert map_jobs(sum, [[1, 2], [3], []], 2) == [3, 3, 0]
+        pool = r._pool
+        assert pool is not None                                    # the installed runner's processes ran them
+        assert map_jobs(sum, [[4], [5, 6]], 2) == [4, 11] and r._pool is pool
+        assert map_jobs(sum, [[7], [8]], 1) == [7, 8]               # other workers: a runner of its own
+    assert r._pool is None
