@@ -209,14 +209,14 @@ class DeflectionRouter(wiring.Component):
                 m.d.sync += shadow[d].eq(rt.data)
         with m.If(rt.commit):
             m.d.sync += [a.eq(s) for a, s in zip(active, shadow)]
-        m.d.comb += rt.rdata.eq(Array(active + pad)[rt.addr])
+        m.d.comb += rt.rdata.eq(self._mux(m, active + pad, rt.addr, "rt_rd"))
         return active + pad
 
     def _mask(self, m, dst, name):
         """Node n's productive mask for ``dst``: a lookup in :meth:`_table` (a ROM that yosys maps to
-        LUTs when the masks are constants)."""
+        LUTs when the masks are constants; a multiplexer of the active entries when loadable)."""
         mask = Signal(self.S, name=name)
-        m.d.comb += mask.eq(Array(self._rows)[dst])
+        m.d.comb += mask.eq(self._mux(m, self._rows, dst, f"{name}_rd") if self.loadable else Array(self._rows)[dst])
         return mask
 
     def _ge(self, m, a, b):
