@@ -3,7 +3,9 @@
 Each case times permnet and a baseline in the same run (best of a few
 repeats, after a warm-up call that also triggers numba compilation) and
 reports the ratio baseline/ours (> 1 means permnet is faster), next to the
-target the issue sets.
+target the issue sets.  Timed rows run one at a time; the rows whose figure
+is not a time (syntheses) can run several at once: ``--workers N`` local
+processes or ``--scheduler ADDRESS|local`` (bench/jobs.py).
 """
 
 from __future__ import annotations
@@ -158,24 +160,31 @@ def bench_colouring():
 SYNTH_CASES = [(3000, 10), (4096, 8), (18, 3)]
 
 
-def synth_rows(target="ecp5", pipeline=1):
-    """Divider-free next-hop unit vs the same function written with % and //."""
+def synth_rows(target="ecp5", pipeline=1, args=None):
+    """Divider-free next-hop unit vs the same function written with % and //: a job per case
+    (:mod:`jobs`, on ``--workers`` / ``--scheduler``)."""
+    from jobs import Job, run_rows
+
+    rows = run_rows([Job.of(synth_case, M, S, target, pipeline) for M, S in SYNTH_CASES], args, desc="synthesis")
+    for row in rows:
+        print(row, flush=True)
+    return rows
+
+
+def synth_case(M, S, target, pipeline):
+    """One row of :func:`synth_rows`: both next-hop units of LDI(M,S) synthesized."""
     from permnet.hdl.nexthop import LdiNextHop, LdiNextHopNaive
     from permnet.hdl.synth import synthesize
 
-    rows = []
-    for M, S in SYNTH_CASES:
-        ours = synthesize(LdiNextHop(M, S, pipeline=pipeline), target)
-        base = synthesize(LdiNextHopNaive(M, S, pipeline=pipeline), target)
-        rows.append({"case": f"LDI({M},{S}) next hop, {target}, pipeline {pipeline}",
-                     "ours_luts": ours["luts"], "naive_luts": base["luts"],
-                     "lut_ratio": round(base["luts"] / ours["luts"], 2),
-                     "ours_fmax_mhz": ours["fmax_mhz"], "naive_fmax_mhz": base["fmax_mhz"],
-                     "fmax_ratio": round(ours["fmax_mhz"] / base["fmax_mhz"], 2),
-                     "ours_ffs": ours["ffs"], "naive_ffs": base["ffs"],
-                     "target": ">= 2x fewer LUTs and >= 2x Fmax" if (M, S) == (3000, 10) else "report"})
-        print(rows[-1], flush=True)
-    return rows
+    ours = synthesize(LdiNextHop(M, S, pipeline=pipeline), target)
+    base = synthesize(LdiNextHopNaive(M, S, pipeline=pipeline), target)
+    return {"case": f"LDI({M},{S}) next hop, {target}, pipeline {pipeline}",
+            "ours_luts": ours["luts"], "naive_luts": base["luts"],
+            "lut_ratio": round(base["luts"] / ours["luts"], 2),
+            "ours_fmax_mhz": ours["fmax_mhz"], "naive_fmax_mhz": base["fmax_mhz"],
+            "fmax_ratio": round(ours["fmax_mhz"] / base["fmax_mhz"], 2),
+            "ours_ffs": ours["ffs"], "naive_ffs": base["ffs"],
+            "target": ">= 2x fewer LUTs and >= 2x Fmax" if (M, S) == (3000, 10) else "report"}
 
 
 # ------------------------------------------------------------------ issue 5
@@ -380,7 +389,19 @@ def main(argv=None) -> int:
                     help="with --section: only the rows whose name matches this regular expression (a section "
                          "that supports it marks the others as not measured, and the saved rows stay in "
                          "their place)")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="run the rows whose figure is not a time (syntheses: LUT4, FF, Fmax) on N local processes "
+                         "at once (bench/jobs.py). Timed rows (every case of the timing table, the sections' timed "
+                         "rows, the searches with a wall-time budget) never run beside each other or beside those "
+                         "jobs: they run one at a time, whatever --workers says")
+    ap.add_argument("--scheduler", default=None, metavar="ADDRESS|local",
+                    help="run those rows on this Dask scheduler (tcp://host:8786; its workers need this checkout "
+                         "with PYTHONPATH=bench); 'local' starts a LocalCluster of --workers processes here")
     args = ap.parse_args(argv)
+    if args.workers < 1:
+        ap.error(f"--workers must be >= 1, got {args.workers}")
+    if args.scheduler is not None and not args.scheduler.strip():
+        ap.error("--scheduler: give an address or 'local'")
     if args.render:
         return render(Path(args.o))
     if args.section:
@@ -397,7 +418,7 @@ def main(argv=None) -> int:
         print(f"{name:60} ours {ours:9.4f}s  {baseline} {base:9.4f}s  ratio {row['ratio']}", flush=True)
     if args.k and (Path(args.o) / "results.json").is_file():
         return render(Path(args.o), rows=rows)     # the saved results with these cases measured again
-    srows = [] if args.no_synth or args.k else synth_rows()
+    srows = [] if args.no_synth or args.k else synth_rows(args=args)
     qrows = [] if args.no_search or args.k else search_rows()
     crows = [] if args.no_search or args.k else chordal_rows()
     tables = [] if args.k else [t for m in sections for t in ([m.table(args)] if hasattr(m, "table") else [])

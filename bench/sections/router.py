@@ -11,7 +11,8 @@ a run-time configurable crossbar of up to 16x16, 250 MHz on a Kintex-7.
 Neither buffers packets in virtual channels, and neither reloads permutation
 planes with their routing at run time.
 
-``make bench`` runs every row; a network larger than the device is reported
+``make bench`` runs every row (``bench/run.py --workers N`` several at once,
+each a job of :mod:`jobs`); a network larger than the device is reported
 from yosys's counts without place and route (:func:`permnet.hdl.synth.synthesize`,
 ``fits``); ``--no-synth`` skips the section.
 """
@@ -172,15 +173,19 @@ def _skipped(name, target):
 
 
 def tables(args):
+    # every synthesis row is an independent job (bench/jobs.py): on run.py's --workers / --scheduler
+    from jobs import Job, run_rows
+
     if getattr(args, "no_synth", False):
         return []
     pattern = getattr(args, "rows", "")
-    rows = [_router_row(*r) if wanted else _skipped(_router_name(r[0], r[2]), ROUTER_TARGET)
+    rows = [Job.of(_router_row, *r) if wanted else _skipped(_router_name(r[0], r[2]), ROUTER_TARGET)
             for r, wanted in _chosen(ROUTERS, pattern)]
-    rows += [_deflection_row(*r) if wanted else _skipped(_router_name(r[0], r[2]), DEFLECTION_TARGET)
+    rows += [Job.of(_deflection_row, *r) if wanted else _skipped(_router_name(r[0], r[2]), DEFLECTION_TARGET)
              for r, wanted in _chosen(DEFLECTION, pattern)]
     rows += [[p[0], p[1], "-", p[2], p[3], p[4]] for p in PUBLISHED]
-    rows += [_network_row(*n) if wanted else _skipped(n[0], n[2]) for n, wanted in _chosen(NETWORKS, pattern)]
-    rows += [_deflection_network_row(*n) if wanted else _skipped(n[0], n[2])
+    rows += [Job.of(_network_row, *n) if wanted else _skipped(n[0], n[2]) for n, wanted in _chosen(NETWORKS, pattern)]
+    rows += [Job.of(_deflection_network_row, *n) if wanted else _skipped(n[0], n[2])
              for n, wanted in _chosen(DEFLECTION_NETWORKS, pattern)]
+    rows = run_rows(rows, args, desc="synthesis")
     return [("Router and network IP on ECP5-85 (issue 24); published rows are other devices", HEADERS, rows)]
