@@ -58,6 +58,32 @@ def check_parallel(workers: int, scheduler: str | None) -> None:
     require(scheduler is None or scheduler.strip() != "", "scheduler: give an address or 'local'")
 
 
+def _check_address(address: str) -> None:
+    """Refuse a scheduler address Dask cannot parse, or a host and port nothing listens on, in one line.
+
+    A refused connection or an unknown host fails here at once, an unanswered one after 5 s; the Dask
+    client alone would retry either for its whole 30 s connect timeout."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import backends
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme not in backends:
+            raise ValueError(f"unknown scheme {scheme!r} (known: {', '.join(sorted(backends))})")
+        if scheme not in ("tcp", "tls", "ws", "wss"):
+            return
+        host, port = parse_host_port(location)
+    except ValueError as exc:
+        raise PermnetError(f"scheduler {address}: {exc}") from None
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as exc:
+        raise PermnetError(f"scheduler {address}: cannot connect to {host}:{port} "
+                           f"({exc.strerror or type(exc).__name__})") from None
+
+
 def _init_worker(shared: dict) -> None:
     # The parent turns Ctrl-C into a clean stop of the whole pool; a worker that
     # also raised KeyboardInterrupt would only print a traceback.
@@ -149,6 +175,7 @@ class Runner:
                                                  dashboard_address=None, silence_logs=logging.CRITICAL)
                     self._client = Client(self._cluster)
                 else:
+                    _check_address(self.scheduler)
                     try:
                         self._client = Client(self.scheduler, timeout="30s")  # a busy machine answers late
                     except OSError as exc:

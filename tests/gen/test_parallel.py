@@ -93,3 +93,25 @@ def test_map_jobs_runs_on_an_installed_runner():
         assert map_jobs(sum, [[4], [5, 6]], 2) == [4, 11] and r._pool is pool
         assert map_jobs(sum, [[7], [8]], 1) == [7, 8]               # other workers: a runner of its own
     assert r._pool is None
+
+
+@pytest.mark.parametrize("address, says", [("tcp://127.0.0.1:{free}", "cannot connect"),
+                                           ("127.0.0.1:{free}", "cannot connect"),
+                                           ("tcp://nohost.invalid:8786", "cannot connect"),
+                                           ("nohost", "missing port"),
+                                           ("http://127.0.0.1:8786", "unknown scheme")])
+def test_a_scheduler_nothing_answers_at_is_refused_at_once(address, says):
+    """A bad or unreachable address is one PermnetError within seconds (the Dask client alone
+    retried a refused port for 30 s, and an address without a port was a ValueError of its own)."""
+    pytest.importorskip("dask.distributed")
+    import socket
+    import time
+
+    with socket.socket() as s:          # a port nothing listens on: bound, never listened, closed
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    address = address.format(free=free)
+    t = time.monotonic()
+    with pytest.raises(PermnetError, match=says) as err, Runner(1, address, progress=False) as r:
+        r.map(abs, [-1, 2])
+    assert time.monotonic() - t < 10 and address in str(err.value) and "\n" not in str(err.value)
