@@ -46,7 +46,7 @@ import time
 
 from permnet.gen.errors import PermnetError, require
 
-__all__ = ["Runner", "map_jobs", "check_parallel"]
+__all__ = ["Runner", "map_jobs", "check_parallel", "at_once"]
 
 _SHARED: dict = {}  # in a local worker process: the shared objects, by key
 _INSTALLED: contextvars.ContextVar = contextvars.ContextVar("permnet_runner", default=None)  # Runner.installed
@@ -56,6 +56,14 @@ def check_parallel(workers: int, scheduler: str | None) -> None:
     """Refuse a worker count below 1 or an empty scheduler address."""
     require(isinstance(workers, int) and workers >= 1, f"workers must be >= 1, got {workers}")
     require(scheduler is None or scheduler.strip() != "", "scheduler: give an address or 'local'")
+
+
+def at_once(workers: int, scheduler: str | None, jobs: int) -> int:
+    """How many of ``jobs`` run at the same time: ``min(workers, jobs)`` here or on a LocalCluster
+    (``scheduler="local"``: ``workers`` single-threaded processes); on a remote scheduler, whose
+    workers are not known here, all of them.  A wall-time budget shared by the jobs gives each
+    ``seconds * at_once / jobs``."""
+    return jobs if scheduler not in (None, "local") else max(1, min(workers, jobs))
 
 
 def _check_address(address: str) -> None:

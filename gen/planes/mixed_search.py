@@ -52,7 +52,7 @@ from numba import njit
 
 from permnet.gen.errors import require
 from permnet.gen.graph.metrics import _popcount, one_source_bfs
-from permnet.gen.parallel import check_parallel, map_jobs
+from permnet.gen.parallel import at_once, check_parallel, map_jobs
 from permnet.gen.planes.decompose import is_permutation, ldi_planes
 from permnet.gen.topologies import ldi
 
@@ -218,8 +218,7 @@ def optimize_mixed(M: int, S: int, user: list[tuple[str, np.ndarray]] | list[np.
         evaluations = 2000
     t0 = time.perf_counter()
     fixed = np.array(perms, dtype=np.int64).reshape(K, M)
-    # a wall-time budget is shared: the chains run `slots` at a time
-    slots = restarts if scheduler is not None else min(workers, restarts)
+    slots = at_once(workers, scheduler, restarts)  # a wall-time budget is shared by the chains running at once
     per = None if seconds is None else seconds * slots / restarts
     warm = slots > 1 or scheduler is not None  # the chains run in worker processes
     outs = map_jobs(_chain_job, [(M, S, fixed, per, evaluations, seed + i, warm) for i in range(restarts)],

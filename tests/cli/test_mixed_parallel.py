@@ -54,6 +54,30 @@ def test_restarts_are_the_same_on_a_local_cluster(tmp_path):
     assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "one.json").read_bytes()
 
 
+@pytest.mark.parametrize("workers, scheduler, each", [(1, None, 0.5), (2, None, 1.0), (4, None, 2.0),
+                                                     (1, "local", 0.5), (2, "local", 1.0),
+                                                     (1, "tcp://host:8786", 2.0)])
+def test_a_seconds_budget_is_shared_by_the_chains_running_at_once(monkeypatch, workers, scheduler, each):
+    """--seconds 2 --restarts 4: four chains of 0.5 s one after another, two pairs of 1 s on two
+    processes or a two-worker LocalCluster, 2 s each on a remote cluster (its size is not known
+    here).  The jobs are caught before they run, so no cluster starts."""
+    import numpy as np
+
+    from permnet.gen.planes import mixed_search
+
+    jobs = []
+
+    def caught(fn, js, *args, **kwargs):
+        jobs.extend(js)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mixed_search, "map_jobs", caught)
+    with pytest.raises(KeyboardInterrupt):
+        mixed_search.optimize_mixed(16, 3, [np.roll(np.arange(16), 1)], seconds=2.0, restarts=4, workers=workers,
+                                    scheduler=scheduler)
+    assert [j[3] for j in jobs] == [each] * 4 and [j[5] for j in jobs] == [0, 1, 2, 3]
+
+
 @pytest.mark.parametrize("extra", [["--workers", "2"], ["--restarts", "2"], ["--scheduler", "local"]])
 def test_the_parallel_options_need_optimize(tmp_path, extra):
     p = run("mixed", "ldi", "-M", "64", "-S", "5", "--plane", "ring", *extra, check=False, cwd=tmp_path)
