@@ -11,7 +11,7 @@ from cli_runner import run
 
 
 def _stream_verilog(tmp_path):
-    p = run("rtl", "network", "-M", 8, "-S", 2, "--endpoints", "stream", "--flit-width", 8, "-o", "out/x.v",
+    p = run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--flit-width", 8, "-o", "out/x.v",
             cwd=tmp_path)
     assert p.stderr.strip() == "wrote out/x.v"
     return (tmp_path / "out" / "x.v").read_text()
@@ -23,15 +23,15 @@ def test_rtl_network_stream_writes_axi_stream_ports(tmp_path):
     top = re.search(r"^module (\w+)\((.*?)\);", text, re.S | re.M)
     assert top.group(1) == "ldi_network_stream"
     ports = set(re.findall(r"\b(n\d+_(?:in|out)_t\w+)\b", top.group(2)))
-    want = {f"n{d}_{side}_t{x}" for d in range(8) for side in ("in", "out")
+    want = {f"n{d}_{side}_t{x}" for d in range(4) for side in ("in", "out")
             for x in ("valid", "ready", "data", "last", "dest")}
     assert ports == want
-    assert re.search(r"input \[7:0\] n3_in_tdata;", text) and re.search(r"output \[2:0\] n5_out_tdest;", text)
+    assert re.search(r"input \[7:0\] n3_in_tdata;", text) and re.search(r"output \[1:0\] n3_out_tdest;", text)
 
 
 @pytest.mark.slow
 def test_rtl_network_stream_lints(tmp_path):
-    """Verilator lints the stream network (where it is installed; a minute on 1.4 MB of Verilog)."""
+    """Verilator lints the stream network (where it is installed)."""
     _stream_verilog(tmp_path)
     verilator = shutil.which("verilator")
     if verilator is None:
@@ -67,9 +67,9 @@ def test_rtl_network_stream_bad_input(tmp_path, args, needle):
 def test_rtl_network_stream_plane_stages_register_the_planes(tmp_path):
     """``--plane-stages 1``: the header names it, and the crossbar planes' outputs are
     registers (their forward words are assigned in an always @(posedge clk) block)."""
-    run("rtl", "network", "-M", 8, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "--plane-stages", 1,
+    run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "--plane-stages", 1,
         "-o", "out/r.v", cwd=tmp_path)
-    run("rtl", "network", "-M", 8, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "-o", "out/c.v",
+    run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "-o", "out/c.v",
         cwd=tmp_path)
     reg, comb = ((tmp_path / "out" / f).read_text() for f in ("r.v", "c.v"))
     assert "//   plane_stages = 1" in reg and "plane_stages" not in comb
@@ -79,7 +79,7 @@ def test_rtl_network_stream_plane_stages_register_the_planes(tmp_path):
 def test_rtl_network_stream_two_lanes(tmp_path):
     """``--lanes 2``: the header names it, the injection FIFO holds two packets, and each node
     feeds its router's second lane (``lane__1``)."""
-    run("rtl", "network", "-M", 8, "-S", 2, "--endpoints", "stream", "--allocator", "separate-va", "--lanes", 2,
+    run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--allocator", "separate-va", "--lanes", 2,
         "-o", "out/l.v", cwd=tmp_path)
     text = (tmp_path / "out" / "l.v").read_text()
     assert "//   lanes = 2" in text and "//   inject_fifo = 8" in text

@@ -23,9 +23,22 @@ from permnet.sim.reference import NextHopSpec, benes_outputs, crossbar, crossbar
 from permnet.sim.testbench import pack as _pack, run_crossbar as run_crossbar_tb, run_nexthop, unpack as _unpack
 
 
-@pytest.mark.parametrize("M,S", [(9, 3), (18, 3), (12, 4), (15, 5), (16, 2), (64, 4), (27, 3), (50, 5)])
-@pytest.mark.parametrize("pipeline,digits", [(0, "serial"), (1, "serial"), (2, "serial"), (5, "serial"), ("depth", "serial"),
-                                             (2, "parallel"), ("depth", "parallel")])
+NH_SIZES = [(9, 3), (18, 3), (12, 4), (15, 5), (16, 2), (64, 4), (27, 3), (50, 5)]
+NH_PIPELINES = [(0, "serial"), (1, "serial"), (2, "serial"), (5, "serial"), ("depth", "serial"), (2, "parallel"),
+                ("depth", "parallel")]
+
+
+def _nexthop_cases():
+    """make test: every pipeline on LDI(9,3), and every size with one pipeline (the pipelines
+    in turn, so each also runs on a larger size); the rest of the cross product under -m slow."""
+    for i, (M, S) in enumerate(NH_SIZES):
+        for j, (pipeline, digits) in enumerate(NH_PIPELINES):
+            fast = i == 0 or j == (i - 1) % len(NH_PIPELINES)
+            yield pytest.param(M, S, pipeline, digits, marks=[] if fast else [pytest.mark.slow],
+                               id=f"{pipeline}-{digits}-{M}-{S}")
+
+
+@pytest.mark.parametrize("M,S,pipeline,digits", list(_nexthop_cases()))
 def test_nexthop_exhaustive(M, S, pipeline, digits):
     # "depth": a register after every level of the datapath (the fast configuration)
     spec = NextHopSpec(M, S)
@@ -37,9 +50,13 @@ def test_nexthop_exhaustive(M, S, pipeline, digits):
 
 
 @pytest.mark.parametrize("M,S,digits,pipeline", [
-    (3000, 10, "serial", 3), (3000, 10, "serial", 13), (3000, 10, "parallel", 3), (3000, 10, "parallel", 12),
-    (4096, 8, "serial", 3), (1000, 10, "parallel", 3), (7 ** 3 * 5, 7, "serial", 3),
-    (17 * 17, 17, "serial", 4), (20 * 18, 20, "serial", 3), (20 * 20 * 19, 20, "parallel", 5)])
+    # make test: each digit order, M a power of S and not, G > 16 both ways; the others under -m slow
+    (3000, 10, "serial", 3), pytest.param(3000, 10, "serial", 13, marks=pytest.mark.slow),
+    pytest.param(3000, 10, "parallel", 3, marks=pytest.mark.slow), (3000, 10, "parallel", 12),
+    (4096, 8, "serial", 3), pytest.param(1000, 10, "parallel", 3, marks=pytest.mark.slow),
+    pytest.param(7 ** 3 * 5, 7, "serial", 3, marks=pytest.mark.slow),
+    (17 * 17, 17, "serial", 4), pytest.param(20 * 18, 20, "serial", 3, marks=pytest.mark.slow),
+    (20 * 20 * 19, 20, "parallel", 5)])
 def test_nexthop_random_large(M, S, digits, pipeline):
     # includes G > 16 (l0 by adder and split subtraction instead of a table)
     spec = NextHopSpec(M, S)

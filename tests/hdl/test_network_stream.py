@@ -144,17 +144,21 @@ def stalls(got):
     return sum(1 for beats in got.values() for (a, *_), (b, *_) in zip(beats, beats[1:]) if b > a + 1)
 
 
+# make test: each allocator once, wormhole on the table router with link and credit stages, two
+# lanes; the other five combinations under -m slow
 @pytest.mark.parametrize("topo,M,S,router,switching,buffer,kw", [
     ("ldi", 9, 3, "nexthop", "vct", 4, {}),
-    ("ldi", 8, 2, "table", "wormhole", 2, {}),
-    ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "input-first"}),
+    pytest.param("ldi", 8, 2, "table", "wormhole", 2, {}, marks=pytest.mark.slow),
+    pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "input-first"}, marks=pytest.mark.slow),
     ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1}),
     ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "two-stage"}),
-    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "two-stage", "link_stages": 1, "credit_stages": 1}),
-    ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va"}),
+    pytest.param("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "two-stage", "link_stages": 1, "credit_stages": 1},
+                 marks=pytest.mark.slow),
+    pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va"}, marks=pytest.mark.slow),
     ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "separate-va", "link_stages": 1, "credit_stages": 1}),
     ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va", "lanes": 2}),
-    ("ldi", 8, 2, "table", "wormhole", 2, {"lanes": 2, "link_stages": 1, "credit_stages": 1})])
+    pytest.param("ldi", 8, 2, "table", "wormhole", 2, {"lanes": 2, "link_stages": 1, "credit_stages": 1},
+                 marks=pytest.mark.slow)])
 def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switching, buffer, kw):
     """Phase 1, tready always high, random injection gaps: each packet's delivery cycle (the
     cycle after its tail leaves) is the simulator's for a trace that creates it the cycle after
