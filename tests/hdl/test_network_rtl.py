@@ -57,7 +57,8 @@ def rtl_deliveries(dut, M, max_cycles, flits=None, inject=None):
 @pytest.mark.parametrize("topo,M,S,n,span,size,buffer,switching,routing,router", [
     ("ldi", 9, 3, 60, 25, 4, 4, "vct", "family", "nexthop"),     # dense: contention, round robin, credits
     ("ldi", 8, 2, 40, 20, 3, 4, "vct", "family", "nexthop"),     # h = 3: routes that pass through dst
-    ("ldi", 9, 3, 60, 25, 4, 4, "vct", "family", "table"),
+    # the table router: cycle-exact in make test through test_network_planes (LDI(9,3), Beneš planes)
+    pytest.param("ldi", 9, 3, 60, 25, 4, 4, "vct", "family", "table", marks=pytest.mark.slow),
     pytest.param("ldi", 9, 3, 50, 30, 4, 2, "wormhole", "family", "nexthop",   # packets longer than the buffers
                  marks=pytest.mark.slow),
     pytest.param("ldi", 16, 4, 50, 30, 3, 4, "vct", "family", "nexthop", marks=pytest.mark.slow),

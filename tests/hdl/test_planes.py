@@ -140,8 +140,12 @@ def files(tmp_path_factory):
     return d
 
 
-@pytest.mark.parametrize("kind", ["crossbar", "benes"])
-@pytest.mark.parametrize("name", ["ldi.json", "mixed.json", "faults.json", "ldi9.txt", "fab/fabric.json"])
+LOADED_FILES = ["ldi.json", "mixed.json", "faults.json", "ldi9.txt", "fab/fabric.json"]
+
+
+# make test: every file once, on crossbar and Beneš planes in turn; the other pairings under -m slow
+@pytest.mark.parametrize("name,kind", [pytest.param(n, k, marks=[] if (i + j) % 2 == 0 else [pytest.mark.slow])
+                                       for i, n in enumerate(LOADED_FILES) for j, k in enumerate(["crossbar", "benes"])])
 def test_loaded_file_routes_as_the_file_says(files, kind, name):
     planes = read_planes(files / name).tolist()
     if name == "fab/fabric.json":

@@ -34,7 +34,7 @@ def test_ldi_15_5_survives_any_two_faults_with_diameter_3():
         assert rep.diameter == diam <= 3
 
 
-@pytest.mark.parametrize("S", [3, 4, 5])
+@pytest.mark.parametrize("S", [3, 4, pytest.param(5, marks=pytest.mark.slow)])   # S = 5: 2,300 fault sets
 def test_de_bruijn_ldi_s2_survives_s_minus_2_faults(S):
     # LDI(S^2, S) stays connected under any S-2 faults, diameter <= 3.
     M = S * S

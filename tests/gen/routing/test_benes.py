@@ -58,7 +58,7 @@ def test_partial_permutations_and_idle_default(p, network):
 
 
 @pytest.mark.parametrize("network", ["benes", "waksman"])
-@pytest.mark.parametrize("n", range(2, 8))
+@pytest.mark.parametrize("n", [*range(2, 7), pytest.param(7, marks=pytest.mark.slow)])   # 7! = 5040: slow
 def test_every_permutation_small(n, network):
     for p in itertools.permutations(range(n)):
         check(settings(list(p), 2, network).description(), p)

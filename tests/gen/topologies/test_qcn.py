@@ -111,7 +111,8 @@ def avg_i_distance_formula(l, n, k):
     return C * C * total / (N * (N - 1))
 
 
-@pytest.mark.parametrize("l,n,k", [(2, 3, 1), (2, 4, 2), (3, 3, 1), (3, 3, 2), (3, 4, 2)])
+@pytest.mark.parametrize("l,n,k", [(2, 3, 1), (2, 4, 2), (3, 3, 1), (3, 3, 2),
+                                   pytest.param(3, 4, 2, marks=pytest.mark.slow)])   # the largest (44 s under load): slow
 def test_inter_cluster_figures_against_dijkstra(l, n, k):
     Q = q.qcn(l, n, k)
     t = Q.topology
