@@ -185,6 +185,7 @@ def _stopped(code: int, received) -> int:
     click.echo("permnet: interrupted" if code == EXIT_INTERRUPTED else "permnet: terminated", err=True)
     if received:
         _end_children()
+        _unlink_semaphores()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -192,6 +193,18 @@ def _stopped(code: int, received) -> int:
                 pass
         os._exit(code)
     return code
+
+
+def _unlink_semaphores() -> None:
+    """Run multiprocessing's exit-time clean-ups that ``os._exit`` skips (``exitpriority`` >= 0:
+    the named semaphores of a process pool or a Dask LocalCluster unlinked, queues closed), so
+    that its resource tracker does not print "leaked semaphore objects" after our one line."""
+    import multiprocessing.util
+
+    try:
+        multiprocessing.util._run_finalizers(0)
+    except Exception:  # a clean-up that fails at exit: the tracker still unlinks what is left
+        pass
 
 
 def _end_children() -> None:

@@ -5,13 +5,12 @@ LocalCluster; the options refused without ``--optimize``; Ctrl-C or SIGTERM stop
 
 import json
 import signal
-import subprocess
-import time
 
 import networkx as nx
 import pytest
 
-from cli_runner import PERMNET, run
+from cli_runner import run
+from parallel_helpers import SIGNAL_LINE, stop_when_busy
 
 ARGS = ["mixed", "ldi", "-M", "64", "-S", "5", "--plane", "ring", "--optimize", "--evals", "120", "--seed", "2",
         "--json"]
@@ -39,7 +38,7 @@ def test_restarts_keep_the_best_chain_and_are_the_same_on_two_processes(tmp_path
     assert one["restarts"] == 3 and one["evaluations"] == sum(c["evaluations"] for c in chains)
     planes = json.loads((tmp_path / "one.json").read_text())["planes"]
     assert _avg_hops(planes) == pytest.approx(one["avg_hops"], abs=1e-12)
-    two = _timeless(run(*ARGS, "--restarts", "3", "--workers", "2", "-o", "two.json", cwd=tmp_path).stdout)
+    two = _timeless(run(*ARGS, "--restarts", "3", "--workers", "2", "-o", "two.json", cwd=tmp_path, fresh=True).stdout)
     assert two == one
     assert (tmp_path / "two.json").read_bytes() == (tmp_path / "one.json").read_bytes()
 
@@ -49,7 +48,7 @@ def test_restarts_are_the_same_on_a_local_cluster(tmp_path):
     pytest.importorskip("dask.distributed")
     one = _timeless(run(*ARGS, "--restarts", "3", "-o", "one.json", cwd=tmp_path).stdout)
     got = _timeless(run(*ARGS, "--restarts", "3", "--workers", "2", "--scheduler", "local", "-o", "dask.json",
-                        cwd=tmp_path).stdout)
+                        cwd=tmp_path, fresh=True).stdout)
     assert got == one
     assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "one.json").read_bytes()
 
@@ -88,39 +87,11 @@ def test_the_parallel_options_need_optimize(tmp_path, extra):
 @pytest.mark.slow      # two fresh interpreters and their workers: about 10 s each
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_the_restarts_and_their_workers(tmp_path, sig, code):
-    psutil = pytest.importorskip("psutil")
-    p = subprocess.Popen(PERMNET + ["mixed", "ldi", "-M", "2048", "-S", "8", "--plane", "ring", "--optimize",
-                                    "--evals", "1000000", "--restarts", "4", "--workers", "2", "--json"],
-                         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        me = psutil.Process(p.pid)
-        deadline = time.monotonic() + 120
-        kids = []
-        while time.monotonic() < deadline:  # until two workers are searching (they have used CPU time)
-            kids = me.children(recursive=True)
-            if len([k for k in kids if _cpu(k) > 0.5]) >= 2:
-                break
-            time.sleep(0.3)
-        assert len([k for k in kids if _cpu(k) > 0.5]) >= 2, "the workers never started"
-        t = time.monotonic()
-        p.send_signal(sig)
-        out, err = p.communicate(timeout=30)
-        took = time.monotonic() - t
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    assert p.returncode == code, err
+    pytest.importorskip("psutil")
+    got, out, err, took, left = stop_when_busy(["mixed", "ldi", "-M", "2048", "-S", "8", "--plane", "ring",
+                                                "--optimize", "--evals", "1000000", "--restarts", "4", "--workers", "2",
+                                                "--json"], sig, tmp_path)
+    assert got == code, err
     assert took < 15, took
-    assert out == ""
-    time.sleep(0.5)
-    left = [k.pid for k in kids if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
+    assert out == "" and err.strip().splitlines() == [SIGNAL_LINE[code]], err
     assert left == [], "worker processes left running"
-
-
-def _cpu(proc) -> float:
-    try:
-        t = proc.cpu_times()
-        return t.user + t.system
-    except Exception:  # gone meanwhile
-        return 0.0

@@ -6,12 +6,11 @@ once, leaving no worker process behind."""
 
 import json
 import signal
-import subprocess
-import time
 
 import pytest
 
-from cli_runner import PERMNET, run
+from cli_runner import run
+from parallel_helpers import SIGNAL_LINE, stop_when_busy
 
 NETSIM = ["netsim", "--topology", "ldi,debruijn", "-M", "64", "-S", "4", "--load", "0.1:0.5:0.2", "--refine", "2",
           "--cycles", "300", "--warmup", "100", "--seed", "3", "--json"]
@@ -22,8 +21,8 @@ def test_netsim_sweep_is_byte_identical_on_any_workers(tmp_path):
     first and the second load of both)."""
     one = run(*NETSIM, cwd=tmp_path).stdout
     assert '"saturation": 0.2' in one or '"saturation": 0.15' in one     # the refinement ran
-    assert run(*NETSIM, "--workers", "2", cwd=tmp_path).stdout == one
-    assert run(*NETSIM, "--workers", "2", "--scheduler", "local", cwd=tmp_path).stdout == one
+    assert run(*NETSIM, "--workers", "2", cwd=tmp_path, fresh=True).stdout == one
+    assert run(*NETSIM, "--workers", "2", "--scheduler", "local", cwd=tmp_path, fresh=True).stdout == one
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +51,8 @@ def test_search_chordal_rows_are_the_same_on_any_workers(tmp_path, address):
     one = run(*args, cwd=tmp_path).stdout
     rows = _timeless(one)["rows"]
     assert [r["diameter"] for r in rows] == [4, 5, 6] and all(r["nodes"] for r in rows)
-    assert _timeless(run(*args, "--workers", "2", cwd=tmp_path).stdout) == _timeless(one)
-    assert _timeless(run(*args, "--scheduler", address, cwd=tmp_path).stdout) == _timeless(one)
+    assert _timeless(run(*args, "--workers", "2", cwd=tmp_path, fresh=True).stdout) == _timeless(one)
+    assert _timeless(run(*args, "--scheduler", address, cwd=tmp_path, fresh=True).stdout) == _timeless(one)
 
 
 @pytest.mark.slow
@@ -63,48 +62,18 @@ def test_plan_restarts_are_the_same_on_any_workers(tmp_path, address):
     one = _timeless(run(*args, "-o", "one.json", cwd=tmp_path).stdout)
     assert one["evaluations"] == 600 and one["free_planes"].endswith("+arc-swaps")
     for extra, name in ((["--workers", "2"], "two.json"), (["--scheduler", address], "dask.json")):
-        got = _timeless(run(*args, *extra, "-o", name, cwd=tmp_path).stdout)
+        got = _timeless(run(*args, *extra, "-o", name, cwd=tmp_path, fresh=True).stdout)
         assert {**got, "wrote": None} == {**one, "wrote": None}
         assert (tmp_path / name).read_bytes() == (tmp_path / "one.json").read_bytes()
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_a_local_cluster_sweep_and_its_workers(tmp_path, sig, code):
-    psutil = pytest.importorskip("psutil")
-    p = subprocess.Popen(PERMNET + ["netsim", "--topology", "ldi", "-M", "256", "-S", "4", "--load", "0.05:0.5:0.05",
-                                    "--cycles", "200000", "--workers", "2", "--scheduler", "local", "--json"],
-                         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        me = psutil.Process(p.pid)
-        deadline = time.monotonic() + 120
-        kids = []
-        while time.monotonic() < deadline:  # until two workers are simulating (they have used CPU time)
-            kids = me.children(recursive=True)
-            if len([k for k in kids if _cpu(k) > 0.5]) >= 2:
-                break
-            time.sleep(0.3)
-        assert len([k for k in kids if _cpu(k) > 0.5]) >= 2, "the cluster's workers never started"
-        time.sleep(1)
-        t = time.monotonic()
-        p.send_signal(sig)
-        out, err = p.communicate(timeout=30)
-        took = time.monotonic() - t
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    assert p.returncode == code, err
+    pytest.importorskip("psutil")
+    got, out, err, took, left = stop_when_busy(["netsim", "--topology", "ldi", "-M", "256", "-S", "4", "--load",
+                                                "0.05:0.5:0.05", "--cycles", "200000", "--workers", "2",
+                                                "--scheduler", "local", "--json"], sig, tmp_path, settle_s=1)
+    assert got == code, err
     assert took < 15, took
-    assert out == ""
-    time.sleep(0.5)
-    left = [k.pid for k in kids if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
+    assert out == "" and err.strip().splitlines() == [SIGNAL_LINE[code]], err
     assert left == [], "worker processes left running"
-
-
-def _cpu(proc) -> float:
-    try:
-        t = proc.cpu_times()
-        return t.user + t.system
-    except Exception:  # gone meanwhile
-        return 0.0
-

@@ -1,0 +1,59 @@
+"""A signal sent to a ``permnet`` command while its worker processes run (issue 44): the command
+started as a user starts it (a fresh interpreter), the signal sent once its workers are busy, and
+what is left afterwards: its exit code, output, the time it took to stop and its workers still running."""
+
+import subprocess
+import time
+
+from cli_runner import PERMNET
+
+SIGNAL_LINE = {130: "permnet: interrupted", 143: "permnet: terminated"}   # all a signal leaves on stderr
+
+
+def stop_when_busy(args, sig, cwd, busy: int = 2, settle_s: float = 0.0, wait_s: float = 120):
+    """Run ``permnet ARGS``; once ``busy`` of its descendant processes have used 0.5 s of CPU (at
+    most ``wait_s``), and ``settle_s`` later, send ``sig``.  Returns ``(returncode, stdout, stderr,
+    seconds to stop, pids of descendants still running)``."""
+    import psutil
+
+    p = subprocess.Popen(PERMNET + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        me = psutil.Process(p.pid)
+        deadline = time.monotonic() + wait_s
+        kids = []
+        while time.monotonic() < deadline:  # until the workers are computing (they have used CPU time)
+            kids = me.children(recursive=True)
+            if len([k for k in kids if _cpu(k) > 0.5]) >= busy:
+                break
+            time.sleep(0.3)
+        assert len([k for k in kids if _cpu(k) > 0.5]) >= busy, "the workers never started"
+        time.sleep(settle_s)
+        kids = me.children(recursive=True)
+        t = time.monotonic()
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=30)
+        took = time.monotonic() - t
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    time.sleep(0.5)
+    left = [k.pid for k in kids if _running(k)]
+    return p.returncode, out, err, took, left
+
+
+def _running(proc) -> bool:
+    import psutil
+
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _cpu(proc) -> float:
+    try:
+        t = proc.cpu_times()
+        return t.user + t.system
+    except Exception:  # gone meanwhile
+        return 0.0
