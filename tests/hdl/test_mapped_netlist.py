@@ -26,10 +26,10 @@ def _router(allocator, lanes=1):
     return router(**kw, cells="generic"), router(**kw, cells="ecp5")
 
 
-def _deflection(stages):
+def _deflection(stages, router="auto"):
     from permnet.rtlnet import deflection_router
 
-    kw = dict(M=16, S=4, stages=stages)
+    kw = dict(M=16, S=4, stages=stages, router=router)
     return deflection_router(**kw, cells="generic"), deflection_router(**kw, cells="ecp5")
 
 
@@ -75,6 +75,7 @@ CASES = {
     "router-input-first": (lambda: _router("input-first"), [pytest.mark.slow]),
     "deflection-router": (lambda: _deflection(1), [pytest.mark.slow]),
     "deflection-router-stages-2": (lambda: _deflection(2), [pytest.mark.slow]),
+    "deflection-router-stages-3-table": (lambda: _deflection(3, "table"), [pytest.mark.slow]),
     "crossbar-8x8x8": (_crossbar, []),
     "benes-8x8": (_benes, [pytest.mark.slow]),
     "planes-crossbar-ldi-8-2": (lambda: _planes("crossbar"), [pytest.mark.slow]),
