@@ -48,8 +48,13 @@ DEFLECTION = [
     ("deflection router LDI(64,4) node 0, S=4, W=32, E=2, --stages 1", dict(M=64, S=4), "a hop in 1 cycle"),
     ("the same, --stages 2", dict(M=64, S=4, stages=2),
      "a register between injection and the permutation network: 2 cycles a hop"),
+    ("the same, --stages 3", dict(M=64, S=4, stages=3),
+     "registers after ejection/injection and after the permutation network's first stage: 3 cycles a hop"),
+    ("the same, --stages 2 --router table", dict(M=64, S=4, stages=2, router="table"),
+     "a loadable mask table (port rt): 2 cycles a hop"),
     ("deflection router LDI(16,4) node 0, S=4, W=32, E=2, --stages 2", dict(M=16, S=4, stages=2),
      "2 cycles a hop"),
+    ("the same, --stages 3", dict(M=16, S=4, stages=3), "3 cycles a hop"),
 ]
 
 # (name, permnet.rtlnet.network keyword arguments, target): W = 32, link and credit stages
