@@ -63,11 +63,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.render:
         return render(Path(args.o))
-    if args.workers < 1 or (args.evals is not None and args.evals < 1) or args.seconds <= 0:
-        ap.error("--workers and --evals must be >= 1, --seconds > 0")
+    for name, value in (("--workers", args.workers), ("--evals", args.evals), ("--sweep", args.sweep)):
+        if value is not None and value < 1:
+            ap.error(f"{name} must be >= 1, got {value}")
+    if not args.seconds > 0:                      # nan too
+        ap.error(f"--seconds must be > 0, got {args.seconds}")
     if args.scheduler is not None and not args.scheduler.strip():
         ap.error("--scheduler: give an address or 'local'")
-    inst = INSTANCES if not args.only else [tuple(map(int, p.split(":"))) for p in args.only.split(",")]
+    inst = INSTANCES if not args.only else _pairs(args.only, ap)
     out = Path(args.o)
     out.mkdir(parents=True, exist_ok=True)
     try:
@@ -93,6 +96,17 @@ def main(argv=None):
     if args.scheduler is not None:
         meta["scheduler"] = args.scheduler
     write(out, meta)
+
+
+def _pairs(text: str, ap) -> list[tuple[int, int]]:
+    """``--only 32:4,256:18`` as ``[(32, 4), (256, 18)]``; anything else refused in one line."""
+    pairs = []
+    for item in text.split(","):
+        n, sep, r = item.strip().partition(":")
+        if not (sep and n.isdigit() and r.isdigit()):
+            ap.error(f"--only: {item.strip()!r} is not hosts:radix (as 32:4)")
+        pairs.append((int(n), int(r)))
+    return pairs
 
 
 def write(out: Path, meta: dict) -> None:
