@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import click
 
 from permnet.cli.rtl_modules import hil_param_options, hil_params
-from permnet.gen.errors import require
+from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
 
 
@@ -35,7 +37,12 @@ def board(board, outdir, no_build, design, hil_design, baud, **options):
         require(not given, f"{', '.join(given)}: option(s) of --design hil")
     params = hil_params(design=hil_design, **options)
     outdir = outdir or f"build/board-{board}"
-    result = build_board(board, outdir, run_tools=not no_build, design=design, baud=baud, hil_params=params)
+    try:
+        result = build_board(board, outdir, run_tools=not no_build, design=design, baud=baud, hil_params=params)
+    except subprocess.CalledProcessError as e:
+        name = "permnet_demo" if design == "demo" else "permnet_hil"
+        raise PermnetError(f"the {board} build stopped (exit status {e.returncode}): see {outdir}/{name}.rpt "
+                           f"(yosys) and {outdir}/{name}.tim (nextpnr)") from None
     if no_build:
         result.extract(outdir)
     click.echo(f"{'wrote' if no_build else 'built'} {board} {design} in {outdir}")

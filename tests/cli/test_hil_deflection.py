@@ -71,3 +71,20 @@ def test_deflection_refuses_what_means_nothing_in_one_line(args, message, capsys
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failing_board_build_is_one_line(monkeypatch, capsys, tmp_path):
+    """A tool that stops (nextpnr killed, out of memory) is reported in one line naming the logs."""
+    import subprocess
+
+    import permnet.hdl.boards as boards
+
+    def stop(*args, **kwargs):
+        raise subprocess.CalledProcessError(143, ["sh", "build_permnet_hil.sh"])
+
+    monkeypatch.setattr(boards, "build_board", stop)
+    assert main(["board", "ulx3s", "--design", "hil", "--hil-design", "network", "-M", "4", "-S", "2",
+                 "--switching", "deflection", "-o", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "the ulx3s build stopped (exit status 143)" in err and "permnet_hil.tim (nextpnr)" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
