@@ -43,6 +43,7 @@ import contextvars
 import itertools
 import signal
 import time
+from concurrent.futures import CancelledError
 
 from permnet.gen.errors import PermnetError, require
 
@@ -224,11 +225,16 @@ class Runner:
         if isinstance(handle, tuple) and handle and handle[0] == "job":
             _, fn, job, shared = handle
             return fn(job) if shared is None else fn(self._shares[shared], job)
-        while True:  # short waits, so that a signal is handled at once
+        while True:  # short waits, so that a signal is handled at once; ends with the job
             try:
                 return handle.result(timeout=0.2)
             except TimeoutError:
                 continue
+            except CancelledError as exc:  # only Dask cancels a job we wait for: the scheduler was lost
+                if self.scheduler is None:
+                    raise
+                why = (getattr(exc, "msg", None) or getattr(exc, "reason", None) or str(exc)).replace("\n", " ")
+                raise PermnetError(f"scheduler {self.scheduler}: a job was cancelled: {why}") from None
 
     def cancel(self, handles) -> None:
         """Cancel jobs not yet needed (those running finish; their results are dropped)."""

@@ -115,3 +115,21 @@ def test_a_scheduler_nothing_answers_at_is_refused_at_once(address, says):
     with pytest.raises(PermnetError, match=says) as err, Runner(1, address, progress=False) as r:
         r.map(abs, [-1, 2])
     assert time.monotonic() - t < 10 and address in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_job_the_lost_scheduler_cancelled_is_one_line():
+    """A remote scheduler that goes away cancels every pending future (Dask's FutureCancelledError,
+    measured: after the client's 30 s of reconnecting); waiting on one is a PermnetError naming the
+    scheduler and Dask's reason, not an internal error."""
+    pytest.importorskip("distributed")
+    from distributed.client import FutureCancelledError
+
+    class Lost:
+        def result(self, timeout=None):
+            raise FutureCancelledError("job-1", "scheduler-connection-lost",
+                                       "Client lost the connection to the scheduler.\nPlease check your connection.")
+
+    r = Runner(1, "tcp://host-a:8786", progress=False)       # nothing is started: the handle is given
+    with pytest.raises(PermnetError, match="tcp://host-a:8786: a job was cancelled: Client lost the") as err:
+        r.result(Lost())
+    assert "\n" not in str(err.value)
