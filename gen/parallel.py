@@ -129,6 +129,7 @@ class Runner:
         self._pool = self._client = self._cluster = None
         self._before: set = set()
         self._keys = itertools.count()
+        self._quiet = contextlib.ExitStack()  # Dask's log handlers silenced while the client is open
 
     # ---------------------------------------------------------------- set-up
     @property
@@ -184,7 +185,12 @@ class Runner:
                                                  dashboard_address=None, silence_logs=logging.CRITICAL)
                     self._client = Client(self._cluster)
                 else:
+                    from distributed.utils import silence_logging_cmgr
+
                     _check_address(self.scheduler)
+                    # as for the LocalCluster: a lost scheduler's reconnection traceback is not the user's
+                    # business; the jobs' cancellation says it in one line (result)
+                    self._quiet.enter_context(silence_logging_cmgr(logging.CRITICAL))
                     try:
                         self._client = Client(self.scheduler, timeout="30s")  # a busy machine answers late
                     except OSError as exc:
@@ -303,6 +309,7 @@ class Runner:
             if kill:
                 self._terminate_children()
         self._shares.clear()
+        self._quiet.close()
 
     def _terminate_children(self) -> None:
         """SIGTERM, then SIGKILL after 5 s, to the worker processes this runner started."""
