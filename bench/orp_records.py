@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from permnet.fileio import atomic_write, dumps_json  # noqa: E402
 from permnet.gen.errors import PermnetError  # noqa: E402
 from permnet.gen.orp.records import INSTANCES, PUBLISHED, gap_pct  # noqa: E402
-from permnet.gen.parallel import Runner  # noqa: E402
+from permnet.gen.parallel import Runner, check_scheduler  # noqa: E402
 from permnet.graphgolf import run_records  # noqa: E402
 from sections.search import records_table  # noqa: E402
 
@@ -70,6 +70,11 @@ def main(argv=None):
         ap.error(f"--seconds must be > 0, got {args.seconds}")
     if args.scheduler is not None and not args.scheduler.strip():
         ap.error("--scheduler: give an address or 'local'")
+    if args.scheduler not in (None, "local"):
+        try:
+            check_scheduler(args.scheduler)
+        except PermnetError as exc:
+            ap.error(str(exc))
     inst = INSTANCES if not args.only else _pairs(args.only, ap)
     out = Path(args.o)
     out.mkdir(parents=True, exist_ok=True)

@@ -402,6 +402,14 @@ def main(argv=None) -> int:
         ap.error(f"--workers must be >= 1, got {args.workers}")
     if args.scheduler is not None and not args.scheduler.strip():
         ap.error("--scheduler: give an address or 'local'")
+    if args.scheduler not in (None, "local"):     # refused now, not after the timed cases' minutes
+        from permnet.gen.errors import PermnetError
+        from permnet.gen.parallel import check_scheduler
+
+        try:
+            check_scheduler(args.scheduler)
+        except PermnetError as exc:
+            ap.error(str(exc))
     if args.render:
         return render(Path(args.o))
     if args.section:

@@ -47,7 +47,7 @@ from concurrent.futures import CancelledError
 
 from permnet.gen.errors import PermnetError, require
 
-__all__ = ["Runner", "map_jobs", "check_parallel", "at_once"]
+__all__ = ["Runner", "map_jobs", "check_parallel", "check_scheduler", "at_once"]
 
 _SHARED: dict = {}  # in a local worker process: the shared objects, by key
 _INSTALLED: contextvars.ContextVar = contextvars.ContextVar("permnet_runner", default=None)  # Runner.installed
@@ -67,8 +67,9 @@ def at_once(workers: int, scheduler: str | None, jobs: int) -> int:
     return jobs if scheduler not in (None, "local") else max(1, min(workers, jobs))
 
 
-def _check_address(address: str) -> None:
-    """Refuse a scheduler address Dask cannot parse, or a host and port nothing listens on, in one line.
+def check_scheduler(address: str) -> None:
+    """Refuse a scheduler address Dask cannot parse, or a host and port nothing listens on, in one line
+    (a script that runs other work before its jobs calls it first; ``"local"`` is not an address).
 
     A refused connection or an unknown host fails here at once, an unanswered one after 5 s; the Dask
     client alone would retry either for its whole 30 s connect timeout."""
@@ -187,7 +188,7 @@ class Runner:
                 else:
                     from distributed.utils import silence_logging_cmgr
 
-                    _check_address(self.scheduler)
+                    check_scheduler(self.scheduler)
                     # as for the LocalCluster: a lost scheduler's reconnection traceback is not the user's
                     # business; the jobs' cancellation says it in one line (result)
                     self._quiet.enter_context(silence_logging_cmgr(logging.CRITICAL))

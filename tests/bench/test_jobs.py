@@ -49,3 +49,19 @@ def test_run_py_says_timed_rows_run_alone_and_refuses_no_workers():
     assert "--workers" in text and "--scheduler ADDRESS|local" in text and "one at a time, whatever --workers" in text
     p = subprocess.run([sys.executable, str(bench), "--workers", "0"], capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == "" and p.stderr.strip().splitlines()[-1].endswith("got 0")
+
+
+def test_run_py_refuses_a_scheduler_nothing_answers_at_before_measuring(tmp_path):
+    """Checked before the timing table (minutes of it; the synthesis jobs come after), in one line."""
+    import socket
+
+    with socket.socket() as s:            # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    bench = Path(__file__).resolve().parents[2] / "bench" / "run.py"
+    p = subprocess.run([sys.executable, str(bench), "--scheduler", f"tcp://127.0.0.1:{port}", "-k", "no such case",
+                        "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
+    assert p.stderr.strip().splitlines()[-1].endswith(f"error: scheduler tcp://127.0.0.1:{port}: cannot connect to "
+                                                      f"127.0.0.1:{port} (Connection refused)")
+    assert not (tmp_path / "out").exists()
