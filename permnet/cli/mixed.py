@@ -52,8 +52,10 @@ def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, restarts, worke
                              evaluations=evaluations, seed=seed, restarts=restarts, workers=workers,
                              scheduler=scheduler)
         if output:
-            cfg = ocsconfig.OcsConfig(res.planes.tolist(), {"family": "mixed-optimized", "nodes": M, "degree": S,
-                                                            "user": "+".join(specs), "seed": seed})
+            topo = {"family": "mixed-optimized", "nodes": M, "degree": S, "user": "+".join(specs), "seed": seed}
+            if restarts > 1:  # the planes are the chain of best_seed, one of seeds seed .. seed + restarts - 1
+                topo |= {"restarts": restarts, "best_seed": res.best_seed}
+            cfg = ocsconfig.OcsConfig(res.planes.tolist(), topo)
             ocsconfig.write_files(cfg, output, fmt, device_ports, single_file)
         if as_json:
             echo_json(res.as_dict())

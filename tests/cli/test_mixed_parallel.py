@@ -36,7 +36,10 @@ def test_restarts_keep_the_best_chain_and_are_the_same_on_two_processes(tmp_path
     one = _timeless(run(*ARGS, "--restarts", "3", "-o", "one.json", cwd=tmp_path).stdout)
     assert one["avg_hops"] == chains[best]["avg_hops"] and one["best_seed"] == 2 + best
     assert one["restarts"] == 3 and one["evaluations"] == sum(c["evaluations"] for c in chains)
-    planes = json.loads((tmp_path / "one.json").read_text())["planes"]
+    written = json.loads((tmp_path / "one.json").read_text())
+    planes = written["planes"]
+    assert written["topology"]["seed"] == 2 and written["topology"]["restarts"] == 3   # how to run it again
+    assert written["topology"]["best_seed"] == 2 + best                                  # which chain it is
     assert _avg_hops(planes) == pytest.approx(one["avg_hops"], abs=1e-12)
     two = _timeless(run(*ARGS, "--restarts", "3", "--workers", "2", "-o", "two.json", cwd=tmp_path, fresh=True).stdout)
     assert two == one
