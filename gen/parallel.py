@@ -49,6 +49,7 @@ from permnet.gen.errors import PermnetError, require
 
 __all__ = ["Runner", "map_jobs", "check_parallel", "check_scheduler", "at_once"]
 
+NO_WORKERS_S = 60  # a Dask cluster without a worker for this long: its jobs are refused (Runner.result)
 _SHARED: dict = {}  # in a local worker process: the shared objects, by key
 _INSTALLED: contextvars.ContextVar = contextvars.ContextVar("permnet_runner", default=None)  # Runner.installed
 
@@ -130,6 +131,7 @@ class Runner:
         self._pool = self._client = self._cluster = None
         self._before: set = set()
         self._keys = itertools.count()
+        self._polled = 0.0  # when the Dask scheduler was last asked for its workers
         self._quiet = contextlib.ExitStack()  # Dask's log handlers silenced while the client is open
 
     # ---------------------------------------------------------------- set-up
@@ -232,16 +234,35 @@ class Runner:
         if isinstance(handle, tuple) and handle and handle[0] == "job":
             _, fn, job, shared = handle
             return fn(job) if shared is None else fn(self._shares[shared], job)
-        while True:  # short waits, so that a signal is handled at once; ends with the job
+        alone = None  # since when a Dask cluster has had no worker to run the job
+        while True:  # short waits, so that a signal is handled at once; ends with the job, or as below
             try:
                 return handle.result(timeout=0.2)
             except TimeoutError:
+                if self._client is None:
+                    continue
+                alone = self._check_workers(alone)
                 continue
             except CancelledError as exc:  # only Dask cancels a job we wait for: the scheduler was lost
                 if self.scheduler is None:
                     raise
                 why = (getattr(exc, "msg", None) or getattr(exc, "reason", None) or str(exc)).replace("\n", " ")
                 raise PermnetError(f"scheduler {self.scheduler}: a job was cancelled: {why}") from None
+
+    def _check_workers(self, alone: float | None) -> float | None:
+        """While a Dask job waits: refuse a cluster that has had no worker for :data:`NO_WORKERS_S`
+        (its jobs would wait for ever); the time since it has had none, or None."""
+        now = time.monotonic()
+        if now - self._polled < 5:  # the scheduler asked every 5 s at most
+            return alone
+        self._polled = now
+        if self._client.scheduler_info().get("workers"):
+            return None
+        if alone is None:
+            return now
+        require(now - alone < NO_WORKERS_S, f"scheduler {self.scheduler}: no worker for {NO_WORKERS_S:g} s "
+                                            "(start some: dask worker ADDRESS)")
+        return alone
 
     def cancel(self, handles) -> None:
         """Cancel jobs not yet needed (those running finish; their results are dropped)."""

@@ -133,3 +133,42 @@ def test_a_job_the_lost_scheduler_cancelled_is_one_line():
     with pytest.raises(PermnetError, match="tcp://host-a:8786: a job was cancelled: Client lost the") as err:
         r.result(Lost())
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.slow      # a scheduler of its own: about 15 s
+def test_a_cluster_without_workers_is_refused_not_waited_on(monkeypatch, tmp_path):
+    """A scheduler that has no worker (none started, or all gone) would hold the jobs for ever:
+    after NO_WORKERS_S (60 s; 2 s here) of none, one PermnetError saying so."""
+    pytest.importorskip("dask.distributed")
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from permnet.gen import parallel
+
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sched = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:              # until the scheduler listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        monkeypatch.setattr(parallel, "NO_WORKERS_S", 2)
+        t = time.monotonic()
+        with pytest.raises(PermnetError, match=f"127.0.0.1:{port}: no worker for 2 s"), \
+                Runner(1, f"tcp://127.0.0.1:{port}", progress=False) as r:
+            r.map(abs, [-1, 2])
+        assert time.monotonic() - t < 30
+    finally:
+        sched.terminate()
+        sched.wait(10)
