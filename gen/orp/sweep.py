@@ -67,7 +67,7 @@ from permnet.gen.orp.hostswitch import HostSwitchGraph, check_order_radix, parse
 from permnet.gen.orp.polarity import polarity_order_near, polarity_start
 from permnet.gen.orp.lift import TRIES_PER_EVALUATION, lift_candidates, lift_start
 from permnet.gen.orp.relay import relay_candidates, relay_start
-from permnet.gen.parallel import map_jobs
+from permnet.gen.parallel import at_once, map_jobs
 
 __all__ = ["candidate_switch_counts", "sweep", "SweepResult", "run_jobs"]
 
@@ -187,7 +187,7 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
                                "clique")
     if seconds is None and evaluations is None:
         evaluations = 20000
-    slots = min(workers, restarts) if scheduler is None else restarts
+    slots = at_once(workers, scheduler, restarts)
     start_text = start.to_edges_text() if start is not None else None
     ms = [start.m] if start is not None else ([m] if m is not None else candidate_switch_counts(n, r, sweep))
     if len(ms) == 1:
@@ -213,7 +213,7 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
                   for h, mm in relay_candidates(n, r) if _affordable(mm, r, m_opt(n, r))]
         cands += [(mm, lambda i: "lift", f"lift h{h}m{mm}", mode) for h, mm in lift_candidates(n, r)]
     n_jobs = len(cands) * restarts
-    per = PHASE1_SHARE * seconds * min(workers, n_jobs) / n_jobs if seconds else None
+    per = PHASE1_SHARE * seconds * at_once(workers, scheduler, n_jobs) / n_jobs if seconds else None
     jobs = [(n, r, mm, per, evaluations, seed + i, md, start(i), t0, objective, AUTO_T0_SCALE)
             for mm, start, _, md in cands for i in range(restarts)]
     outs = run_jobs(jobs, workers, scheduler)
@@ -232,7 +232,7 @@ def sweep(n: int, r: int, *, m: int | None = None, sweep: int = 1, seconds: floa
     # phase 2: continue the best graph at a lower temperature
     left = seconds - (time.perf_counter() - t_begin) if seconds else None
     if left is None or left > 0.5:
-        per2 = left * min(workers, restarts) / restarts if left else None
+        per2 = left * at_once(workers, scheduler, restarts) / restarts if left else None
         jobs2 = [(n, r, best["m"], per2, evaluations, seed + 7919 + i, best["mode"], best["edges"],
                   None if t0 is None else t0 / 10, objective, AUTO_T0_SCALE / 10) for i in range(restarts)]
         outs2 = run_jobs(jobs2, workers, scheduler)

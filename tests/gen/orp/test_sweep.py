@@ -90,3 +90,27 @@ def test_records_run_writes_graph_golf_files(tmp_path):
     assert ev["haspl"] == pytest.approx(row.haspl) and ev["switches"] == row.switches
     assert row.published_haspl == pytest.approx(4.935483870968) and row.haspl >= row.theorem2_bound
     assert row.gap_pct == pytest.approx(100 * (row.haspl - row.published_haspl) / row.published_haspl, abs=1e-6)
+
+
+class _Caught(Exception):
+    pass
+
+
+@pytest.mark.parametrize("workers,scheduler,each", [(1, None, 1.0), (2, None, 2.0), (1, "local", 1.0),
+                                                     (2, "local", 2.0), (1, "tcp://192.0.2.1:8786", 4.0)])
+def test_a_wall_time_budget_is_shared_by_the_anneals_that_run_at_once(monkeypatch, workers, scheduler, each):
+    """--seconds 4 over 4 restarts: each anneal gets 4 s x (anneals at once) / 4, so the sweep
+    ends in about 4 s: min(workers, 4) at once here and on a LocalCluster (was 4 s each there:
+    16 s in all on one worker), all of them on a remote scheduler (its size is not known)."""
+    import permnet.gen.orp.sweep as sw
+
+    seen = []
+
+    def caught(jobs, workers_, scheduler_):
+        seen.extend(job[3] for job in jobs)
+        raise _Caught
+
+    monkeypatch.setattr(sw, "run_jobs", caught)
+    with pytest.raises(_Caught):
+        sw.sweep(32, 4, m=16, seconds=4.0, restarts=4, workers=workers, scheduler=scheduler)
+    assert seen == [each] * 4
