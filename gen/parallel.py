@@ -313,6 +313,12 @@ class Runner:
                 pool.shutdown(wait=True)
         if self._client is not None:
             client, self._client = self._client, None
+            if kill:  # the command is ending: the connections dropped under Dask's pending reads are logged
+                # by asyncio ("Future exception was never retrieved", with a traceback) when the futures are
+                # collected, before or after the command's one line: not the user's business
+                import logging
+
+                logging.getLogger("asyncio").disabled = True
             client.close(timeout=5 if kill else 30)
         if self._cluster is not None:
             cluster, self._cluster = self._cluster, None
