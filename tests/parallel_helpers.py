@@ -1,9 +1,14 @@
 """A signal sent to a ``permnet`` command while its worker processes run (issue 44): the command
 started as a user starts it (a fresh interpreter), the signal sent once its workers are busy, and
-what is left afterwards: its exit code, output, the time it took to stop and its workers still running."""
+what is left afterwards: its exit code, output, the time it took to stop and its workers still running.
+And a Dask scheduler of a test's own, in processes of their own (:func:`dask_scheduler`)."""
 
+import contextlib
+import shutil
+import socket
 import subprocess
 import time
+from pathlib import Path
 
 from cli_runner import PERMNET
 
@@ -57,3 +62,54 @@ def _cpu(proc) -> float:
         return t.user + t.system
     except Exception:  # gone meanwhile
         return 0.0
+
+
+class DaskCluster:
+    """A ``dask scheduler`` and its ``dask worker`` processes (:func:`dask_scheduler`)."""
+
+    def __init__(self, address: str, scheduler: subprocess.Popen):
+        self.address, self.scheduler, self.workers = address, scheduler, []
+
+    def stop(self) -> None:
+        """The scheduler ended by its host (SIGTERM), its workers killed."""
+        self.scheduler.terminate()
+        for w in self.workers:
+            w.kill()
+
+
+@contextlib.contextmanager
+def dask_scheduler(cwd, workers: int = 0):
+    """A Dask scheduler on a free port of 127.0.0.1 (waited for until it listens, at most 60 s) and
+    ``workers`` single-threaded worker processes (given 5 s to join it): yields a :class:`DaskCluster`
+    and ends whatever of it still runs."""
+    dask = shutil.which("dask", path=str(Path(PERMNET[0]).parent))
+    assert dask is not None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    quiet = {"cwd": cwd, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    cluster = DaskCluster(f"tcp://127.0.0.1:{port}",
+                          subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                            "--no-dashboard"], **quiet))
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:              # until the scheduler listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        if workers:
+            cluster.workers.append(subprocess.Popen([dask, "worker", cluster.address, "--nworkers", str(workers),
+                                                     "--nthreads", "1", "--no-dashboard"], **quiet))
+            time.sleep(5)
+        yield cluster
+    finally:
+        for p in [cluster.scheduler, *cluster.workers]:
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+            p.wait()

@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from cli_runner import run
-from parallel_helpers import SIGNAL_LINE, stop_when_busy
+from parallel_helpers import SIGNAL_LINE, dask_scheduler, stop_when_busy
 
 NETSIM = ["netsim", "--topology", "ldi,debruijn", "-M", "64", "-S", "4", "--load", "0.1:0.5:0.2", "--refine", "2",
           "--cycles", "300", "--warmup", "100", "--seed", "3", "--json"]
@@ -85,47 +85,24 @@ def test_a_lost_scheduler_is_one_line(tmp_path):
     line naming the scheduler, exit 2, and no traceback (Dask's client logged one, and the
     cancelled jobs were an internal error, exit 3)."""
     pytest.importorskip("dask.distributed")
-    import shutil
-    import socket
     import subprocess
     import time
-    from pathlib import Path
 
     from cli_runner import PERMNET
 
-    dask = shutil.which("dask", path=str(Path(PERMNET[0]).parent))
-    assert dask is not None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    address = f"tcp://127.0.0.1:{port}"
-    quiet = {"cwd": tmp_path, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                              **quiet)]
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:              # until the scheduler listens
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.5)
-        procs.append(subprocess.Popen([dask, "worker", address, "--nworkers", "1", "--nthreads", "1",
-                                       "--no-dashboard"], **quiet))
-        time.sleep(5)
+    with dask_scheduler(tmp_path, workers=1) as cluster:
         cmd = subprocess.Popen(PERMNET + ["mixed", "ldi", "-M", "64", "-S", "5", "--plane", "ring", "--optimize",
-                                          "--evals", "10000000", "--restarts", "2", "--scheduler", address],
+                                          "--evals", "10000000", "--restarts", "2", "--scheduler", cluster.address],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        procs.append(cmd)
-        time.sleep(10)
-        assert cmd.poll() is None, cmd.communicate()
-        procs[0].terminate()
-        procs[1].kill()
-        out, err = cmd.communicate(timeout=90)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
+        try:
+            time.sleep(10)
+            assert cmd.poll() is None, cmd.communicate()
+            cluster.stop()
+            out, err = cmd.communicate(timeout=90)
+        finally:
+            if cmd.poll() is None:
+                cmd.kill()
+            cmd.wait()
     assert cmd.returncode == 2 and out == "", err
-    assert err.strip().splitlines() == [err.strip()] and err.startswith(f"permnet: error: scheduler {address}: ")
+    assert err.strip().splitlines() == [err.strip()]
+    assert err.startswith(f"permnet: error: scheduler {cluster.address}: ")

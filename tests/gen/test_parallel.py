@@ -140,35 +140,15 @@ def test_a_cluster_without_workers_is_refused_not_waited_on(monkeypatch, tmp_pat
     """A scheduler that has no worker (none started, or all gone) would hold the jobs for ever:
     after NO_WORKERS_S (60 s; 2 s here) of none, one PermnetError saying so."""
     pytest.importorskip("dask.distributed")
-    import shutil
-    import socket
-    import subprocess
-    import sys
     import time
-    from pathlib import Path
 
+    from parallel_helpers import dask_scheduler
     from permnet.gen import parallel
 
-    dask = shutil.which("dask", path=str(Path(sys.executable).parent))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    sched = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:              # until the scheduler listens
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.5)
+    with dask_scheduler(tmp_path) as cluster:
         monkeypatch.setattr(parallel, "NO_WORKERS_S", 2)
         t = time.monotonic()
-        with pytest.raises(PermnetError, match=f"127.0.0.1:{port}: no worker for 2 s"), \
-                Runner(1, f"tcp://127.0.0.1:{port}", progress=False) as r:
+        with pytest.raises(PermnetError, match=f"scheduler {cluster.address}: no worker for 2 s"), \
+                Runner(1, cluster.address, progress=False) as r:
             r.map(abs, [-1, 2])
         assert time.monotonic() - t < 30
-    finally:
-        sched.terminate()
-        sched.wait(10)
