@@ -5,6 +5,7 @@ And a Dask scheduler of a test's own, in processes of their own (:func:`dask_sch
 
 import contextlib
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -16,12 +17,14 @@ SIGNAL_LINE = {130: "permnet: interrupted", 143: "permnet: terminated"}   # all 
 
 
 def stop_when_busy(args, sig, cwd, busy: int = 2, settle_s: float = 0.0, wait_s: float = 120):
-    """Run ``permnet ARGS``; once ``busy`` of its descendant processes have used 0.5 s of CPU (at
-    most ``wait_s``), and ``settle_s`` later, send ``sig``.  Returns ``(returncode, stdout, stderr,
-    seconds to stop, pids of descendants still running)``."""
+    """Run ``permnet ARGS`` (SIGINT at its default, as from a terminal); once ``busy`` of its
+    descendant processes have used 0.5 s of CPU (at most ``wait_s``; ``busy=0``: at once), and
+    ``settle_s`` later, send ``sig``.  Returns ``(returncode, stdout, stderr, seconds to stop,
+    pids of descendants still running)``."""
     import psutil
 
-    p = subprocess.Popen(PERMNET + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(PERMNET + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         me = psutil.Process(p.pid)
         deadline = time.monotonic() + wait_s
@@ -33,6 +36,7 @@ def stop_when_busy(args, sig, cwd, busy: int = 2, settle_s: float = 0.0, wait_s:
             time.sleep(0.3)
         assert len([k for k in kids if _cpu(k) > 0.5]) >= busy, "the workers never started"
         time.sleep(settle_s)
+        assert p.poll() is None, p.communicate()       # still running when the signal comes
         kids = me.children(recursive=True)
         t = time.monotonic()
         p.send_signal(sig)

@@ -11,39 +11,24 @@ import time
 import pytest
 
 from cli_runner import PERMNET
-
-
-def _stop(args, sig, tmp_path, after_s):
-    proc = subprocess.Popen(PERMNET + args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        time.sleep(after_s)
-        assert proc.poll() is None, proc.communicate()
-        t0 = time.monotonic()
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=30)
-        took = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return proc.returncode, out, err, took
+from parallel_helpers import stop_when_busy
 
 
 def test_sigterm_during_numba_kernels_is_143(tmp_path):
     """``plan --evals 10^7`` spends its time in numba kernels (``_hops_all``): the audit's run
     ended in ``internal error: SystemError: CPUDispatcher(...) returned a result with an
     exception set`` (exit 3)."""
-    code, out, err, took = _stop(["plan", "-M", "64", "-S", "4", "--traffic", "uniform", "--evals", "10000000",
-                                  "-o", "out.json"], signal.SIGTERM, tmp_path, 6)
+    code, out, err, took, _ = stop_when_busy(["plan", "-M", "64", "-S", "4", "--traffic", "uniform", "--evals",
+                                              "10000000", "-o", "out.json"], signal.SIGTERM, tmp_path, busy=0,
+                                             settle_s=6)
     assert code == 143, err
     assert err.splitlines() == ["permnet: terminated"] and took < 3
     assert list(tmp_path.iterdir()) == []
 
 
 def test_sigint_during_elaboration_is_130_and_prompt(tmp_path):
-    code, out, err, took = _stop(["rtl", "router", "-M", "8", "-S", "2", "--buffer", "256", "-o", "r.v"],
-                                 signal.SIGINT, tmp_path, 6)
+    code, out, err, took, _ = stop_when_busy(["rtl", "router", "-M", "8", "-S", "2", "--buffer", "256", "-o", "r.v"],
+                                             signal.SIGINT, tmp_path, busy=0, settle_s=6)
     assert code == 130, err
     assert err.strip().splitlines() == ["permnet: interrupted"] and took < 3
     assert list(tmp_path.iterdir()) == []
