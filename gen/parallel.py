@@ -44,12 +44,14 @@ import itertools
 import signal
 import time
 from concurrent.futures import CancelledError
+from concurrent.futures.process import BrokenProcessPool
 
 from permnet.gen.errors import PermnetError, require
 
 __all__ = ["Runner", "map_jobs", "check_parallel", "check_scheduler", "at_once"]
 
 NO_WORKERS_S = 60  # a Dask cluster without a worker for this long: its jobs are refused (Runner.result)
+WORKER_DIED = "a worker process died (killed or out of memory)"  # the start of the PermnetError that says so
 _SHARED: dict = {}  # in a local worker process: the shared objects, by key
 _INSTALLED: contextvars.ContextVar = contextvars.ContextVar("permnet_runner", default=None)  # Runner.installed
 
@@ -223,11 +225,15 @@ class Runner:
             return client.submit(_call_value, fn, self._shares[shared], job, pure=False)
         pool = self._start(fn)
         if shared is None:
-            return pool.submit(fn, job)
-        s = self._shares[shared]
-        if isinstance(s, _Inline):
-            return pool.submit(_call_value, fn, s.obj, job)
-        return pool.submit(_call_shared, fn, shared, job)
+            call = (fn, job)
+        elif isinstance(self._shares[shared], _Inline):
+            call = (_call_value, fn, self._shares[shared].obj, job)
+        else:
+            call = (_call_shared, fn, shared, job)
+        try:
+            return pool.submit(*call)
+        except BrokenProcessPool:  # a worker died in an earlier round
+            raise self._died() from None
 
     def result(self, handle):
         """The result of a submitted job (waits; a signal meanwhile is raised here)."""
@@ -248,6 +254,20 @@ class Runner:
                     raise
                 why = (getattr(exc, "msg", None) or getattr(exc, "reason", None) or str(exc)).replace("\n", " ")
                 raise PermnetError(f"scheduler {self.scheduler}: a job was cancelled: {why}") from None
+            except BrokenProcessPool:  # a local worker ended from outside (kill -9, the out-of-memory killer)
+                raise self._died() from None
+            except Exception as exc:  # the job's own error, or Dask's KilledWorker
+                if self.scheduler is not None and type(exc).__name__ == "KilledWorker":
+                    raise self._died(getattr(exc, "allowed_failures", None)) from None
+                raise
+
+    def _died(self, allowed_failures: int | None = None) -> PermnetError:
+        """The one line of a job whose worker process died: locally the pool is broken (the other jobs
+        are lost with it); a Dask cluster gives a job up once ``allowed_failures`` + 1 workers died running it."""
+        if self.scheduler is None:
+            return PermnetError(f"{WORKER_DIED}; the command stopped (fewer --workers use less memory)")
+        times = "" if allowed_failures is None else f" on each of the {allowed_failures + 1} workers that ran a job"
+        return PermnetError(f"scheduler {self.scheduler}: {WORKER_DIED}{times}; the command stopped")
 
     def _check_workers(self, alone: float | None) -> float | None:
         """While a Dask job waits: refuse a cluster that has had no worker for :data:`NO_WORKERS_S`

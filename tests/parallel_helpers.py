@@ -21,6 +21,12 @@ def stop_when_busy(args, sig, cwd, busy: int = 2, settle_s: float = 0.0, wait_s:
     descendant processes have used 0.5 s of CPU (at most ``wait_s``; ``busy=0``: at once), and
     ``settle_s`` later, send ``sig``.  Returns ``(returncode, stdout, stderr, seconds to stop,
     pids of descendants still running)``."""
+    return when_busy(args, lambda p, kids: p.send_signal(sig), cwd, busy, settle_s, wait_s)
+
+
+def when_busy(args, act, cwd, busy: int = 2, settle_s: float = 0.0, wait_s: float = 120):
+    """:func:`stop_when_busy` with ``act(command, its descendants)`` (a Popen and psutil processes)
+    in place of the signal; the seconds returned are those from ``act`` to the command's end."""
     import psutil
 
     p = subprocess.Popen(PERMNET + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -36,10 +42,10 @@ def stop_when_busy(args, sig, cwd, busy: int = 2, settle_s: float = 0.0, wait_s:
             time.sleep(0.3)
         assert len([k for k in kids if _cpu(k) > 0.5]) >= busy, "the workers never started"
         time.sleep(settle_s)
-        assert p.poll() is None, p.communicate()       # still running when the signal comes
+        assert p.poll() is None, p.communicate()       # still running when it is acted on
         kids = me.children(recursive=True)
         t = time.monotonic()
-        p.send_signal(sig)
+        act(p, kids)
         out, err = p.communicate(timeout=30)
         took = time.monotonic() - t
     finally:

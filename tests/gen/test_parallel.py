@@ -152,3 +152,41 @@ def test_a_cluster_without_workers_is_refused_not_waited_on(monkeypatch, tmp_pat
                 Runner(1, cluster.address, progress=False) as r:
             r.map(abs, [-1, 2])
         assert time.monotonic() - t < 30
+
+
+def test_a_local_worker_killed_from_outside_is_one_line():
+    """``kill -9`` (or the out-of-memory killer) of a pool worker breaks the pool: the next job, waited
+    on or submitted, is a PermnetError saying so (it was concurrent.futures' BrokenProcessPool)."""
+    import os
+    import re
+    import signal
+    import time
+
+    from permnet.gen.parallel import WORKER_DIED
+
+    with Runner(2, progress=False) as r:
+        assert r.map(abs, [-1, -2]) == [1, 2]
+        os.kill(next(iter(r._pool._processes)), signal.SIGKILL)
+        time.sleep(0.5)
+        with pytest.raises(PermnetError, match="^" + re.escape(WORKER_DIED) + "; ") as err:
+            r.map(abs, [-3, 4])
+    assert "\n" not in str(err.value)
+
+
+def test_a_job_whose_dask_workers_all_died_is_one_line():
+    """Dask gives a job up (KilledWorker) once the workers running it died ``allowed_failures`` + 1
+    times; waiting on it is a PermnetError naming the scheduler, not an internal error."""
+    distributed = pytest.importorskip("distributed")
+
+    class Gone:
+        address = "tcp://host-b:40000"
+
+    class Killed:
+        def result(self, timeout=None):
+            raise distributed.KilledWorker("job-1", Gone(), 3)
+
+    r = Runner(1, "tcp://host-a:8786", progress=False)       # nothing is started: the handle is given
+    with pytest.raises(PermnetError, match=r"^scheduler tcp://host-a:8786: a worker process died \(killed or out of "
+                                           r"memory\) on each of the 4 workers that ran a job; ") as err:
+        r.result(Killed())
+    assert "\n" not in str(err.value)
