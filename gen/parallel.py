@@ -185,9 +185,12 @@ class Runner:
 
                     self._before = set(mp.active_children())
                     # its own log lines (a worker lost to Ctrl-C) are not the user's business: a job's
-                    # error comes back as the job's exception
+                    # error comes back as the job's exception.  Without a dashboard its scheduler still
+                    # serves HTTP, on 8787 unless told: a free port, not a warning when 8787 is taken
                     self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                                 dashboard_address=None, silence_logs=logging.CRITICAL)
+                                                 dashboard_address=None, silence_logs=logging.CRITICAL,
+                                                 scheduler_kwargs={"dashboard": False,
+                                                                   "dashboard_address": "127.0.0.1:0"})
                     self._client = Client(self._cluster)
                 else:
                     from distributed.utils import silence_logging_cmgr

@@ -190,3 +190,24 @@ def test_a_job_whose_dask_workers_all_died_is_one_line():
                                            r"memory\) on each of the 4 workers that ran a job; ") as err:
         r.result(Killed())
     assert "\n" not in str(err.value)
+
+
+def test_a_local_cluster_says_nothing_when_port_8787_is_taken(recwarn):
+    """Dask's default HTTP port (8787: another cluster's dashboard, or this module's LocalCluster) in
+    use: a ``--scheduler local`` run warned 'Port 8787 is already in use ...' in four lines on stderr
+    before its output (the signal tests of tests/cli/test_parallel_jobs.py failed on it)."""
+    pytest.importorskip("dask.distributed")
+    import socket
+
+    held = socket.socket()
+    try:
+        try:
+            held.bind(("127.0.0.1", 8787))
+            held.listen()
+        except OSError:         # taken already: as well
+            pass
+        with Runner(1, "local", progress=False) as r:
+            assert r.map(abs, [-1, 2]) == [1, 2]
+    finally:
+        held.close()
+    assert [str(w.message) for w in recwarn if "already in use" in str(w.message)] == []
