@@ -11,12 +11,18 @@ import pytest
 from permnet.gen.hil.netgen import GenParams, rate_of
 
 BUILD = Path(__file__).resolve().parents[2] / "build" / "hil-sim"
-DEFL_MODEL = {"design": "network", "M": 8, "S": 2, "width": 8, "switching": "deflection", "opt": "-O1"}
+MODELS = {
+    "defl": {"design": "network", "M": 8, "S": 2, "width": 8, "switching": "deflection", "opt": "-O1"},
+    # run-time crossbar planes, one ejection port, two stages a hop: not the defaults
+    "swap": {"design": "network", "M": 8, "S": 2, "width": 8, "switching": "deflection", "planes": "crossbar",
+             "ejection": 1, "stages": 2, "opt": "-O1"},
+}
 
 
 @pytest.fixture(scope="module")
-def defl_url():
-    """The deflection network model (:data:`DEFL_MODEL`), built once (cached in build/hil-sim)."""
+def model_url(request):
+    """The Verilator model ``MODELS[request.param]`` (a test names it with :func:`model`), built once
+    (cached in build/hil-sim) and served while the module's tests use it."""
     from permnet.hdl.hil.verilator import SimServer, build
 
     if shutil.which("verilator") is None:
@@ -25,22 +31,28 @@ def defl_url():
             verilator_path()
         except Exception:
             pytest.skip("verilator not available")
-    params = dict(DEFL_MODEL)
+    params = dict(MODELS[request.param])
     exe = build(BUILD, design=params.pop("design"), **params)
     with SimServer(exe, max_seconds=600) as srv:
         yield srv.url
 
 
+def model(name: str):
+    """The test runs against the model ``MODELS[name]`` (its ``model_url``)."""
+    return pytest.mark.parametrize("model_url", [name], indirect=True)
+
+
 @pytest.mark.slow        # the model's build: about 1.5 minutes (amaranth + verilator); the runs: seconds
+@model("defl")
 @pytest.mark.parametrize("params", [
     GenParams("uniform", rate=rate_of(0.3), size=1, seed=7),
     GenParams("permutation", rate=rate_of(0.5), size=1, seed=1, perm=(3, 0, 7, 2, 6, 1, 4, 5)),
     GenParams("hotspot", rate=rate_of(0.2), size=1, seed=3, hot=5, hot_frac=1 << 14),
 ])
-def test_deflection_counters_equal_netsim_over_the_link(defl_url, params):
+def test_deflection_counters_equal_netsim_over_the_link(model_url, params):
     from permnet.hil.netrun import run_network
 
-    rep = run_network(defl_url, cycles=2000, params=params, timeout=2.0)
+    rep = run_network(model_url, cycles=2000, params=params, timeout=2.0)
     assert rep.network["switching"] == "deflection" and rep.network["ejection"] == 2 and rep.network["M"] == 8
     assert rep.packets > 1000
     assert rep.ok, rep.diffs
@@ -50,53 +62,33 @@ def test_deflection_counters_equal_netsim_over_the_link(defl_url, params):
 
 
 @pytest.mark.slow
-def test_hil_run_cli_on_deflection_defaults_to_single_flits(defl_url, capsys):
+@model("defl")
+def test_hil_run_cli_on_deflection_defaults_to_single_flits(model_url, capsys):
     """``permnet hil run --design network`` without --packet-size runs 1-flit packets on deflection
     routers (exit 0, equal); --packet-size 4 is refused in one line (exit 2)."""
     from permnet.cli import main
 
-    assert main(["hil", "run", "--url", defl_url, "--design", "network", "--cycles", "500", "--load", "0.3",
+    assert main(["hil", "run", "--url", model_url, "--design", "network", "--cycles", "500", "--load", "0.3",
                  "--timeout", "2", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["ok"] and rep["params"]["size"] == 1 and rep["network"]["switching"] == "deflection"
-    assert main(["hil", "run", "--url", defl_url, "--design", "network", "--packet-size", "4",
+    assert main(["hil", "run", "--url", model_url, "--design", "network", "--packet-size", "4",
                  "--timeout", "2"]) == 2
     err = capsys.readouterr().err
     assert "give --packet-size 1" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.slow
-def test_overloaded_deflection_queues_are_reported_different(defl_url):
+@model("defl")
+def test_overloaded_deflection_queues_are_reported_different(model_url):
     """A permutation at one packet per node per cycle overruns the 64-packet source queues of
     injection-stalled nodes: the drops make the injection counters differ from the model's."""
     from permnet.hil.netrun import run_network
 
-    rep = run_network(defl_url, cycles=1000, timeout=2.0,
+    rep = run_network(model_url, cycles=1000, timeout=2.0,
                       params=GenParams("permutation", rate=rate_of(1.0), size=1, seed=1, perm=(3, 0, 7, 2, 6, 1, 4, 5)))
     assert not rep.ok and sum(rep.got["dropped"]) > 0
     assert any(d[0] == "inj_packets" for d in rep.diffs)
-
-
-# run-time crossbar planes, one ejection port, two stages a hop: not the defaults
-SWAP_MODEL = {"design": "network", "M": 8, "S": 2, "width": 8, "switching": "deflection", "planes": "crossbar",
-              "ejection": 1, "stages": 2, "opt": "-O1"}
-
-
-@pytest.fixture(scope="module")
-def swap_url():
-    """The deflection network on run-time crossbar planes (:data:`SWAP_MODEL`), built once."""
-    from permnet.hdl.hil.verilator import SimServer, build
-
-    if shutil.which("verilator") is None:
-        try:
-            from permnet.hdl.hil.verilator import verilator_path
-            verilator_path()
-        except Exception:
-            pytest.skip("verilator not available")
-    params = dict(SWAP_MODEL)
-    exe = build(BUILD, design=params.pop("design"), **params)
-    with SimServer(exe, max_seconds=600) as srv:
-        yield srv.url
 
 
 @pytest.fixture(scope="module")
@@ -113,16 +105,17 @@ def plane_files(tmp_path_factory):
 
 
 @pytest.mark.slow        # the model's build: about 2 minutes; the runs: seconds
+@model("swap")
 @pytest.mark.parametrize("params", [
     GenParams("uniform", rate=rate_of(0.25), size=1, seed=2),
     GenParams("hotspot", rate=rate_of(0.15), size=1, seed=4, hot=2, hot_frac=1 << 14),
 ])
-def test_one_ejection_port_two_stages_equal_netsim(swap_url, params):
+def test_one_ejection_port_two_stages_equal_netsim(model_url, params):
     """E = 1, P = 2 read from the device; its counters equal netsim's with --ejection-width 1 and
     --link-stages 1 (a hop of two cycles), on the reset planes."""
     from permnet.hil.netrun import run_network
 
-    rep = run_network(swap_url, cycles=2000, params=params, timeout=2.0)
+    rep = run_network(model_url, cycles=2000, params=params, timeout=2.0)
     assert (rep.network["ejection"], rep.network["stages"], rep.network["planes"]) == (1, 2, "crossbar")
     assert rep.model == "netsim" and rep.compared == "exact" and rep.packets > 500
     assert rep.ok, rep.diffs[:5]
@@ -130,19 +123,20 @@ def test_one_ejection_port_two_stages_equal_netsim(swap_url, params):
 
 
 @pytest.mark.slow
+@model("swap")
 @pytest.mark.parametrize("first,to,params", [
     (None, "mixed", GenParams("uniform", rate=rate_of(0.2), size=1, seed=5)),
     ("colouring", "mixed", GenParams("permutation", rate=rate_of(0.3), size=1, seed=1, perm=(3, 0, 7, 2, 6, 1, 4, 5))),
     ("mixed", "colouring", GenParams("uniform", rate=rate_of(0.25), size=1, seed=6)),
 ])
-def test_swap_without_drain_equals_the_model(swap_url, plane_files, first, to, params):
+def test_swap_without_drain_equals_the_model(model_url, plane_files, first, to, params):
     """Planes loaded and swapped in traffic: every counter (latencies too) equals the spec's
     route_step model with the planes changed at the commit, nothing lost or misdelivered; the
     commit is at the request (no drain) and the cycles until the last flit injected before it
     left equal the model's."""
     from permnet.hil.netrun import run_network
 
-    rep = run_network(swap_url, cycles=2000, params=params, timeout=2.0, swap_at=1000, swap_to=plane_files[to],
+    rep = run_network(model_url, cycles=2000, params=params, timeout=2.0, swap_at=1000, swap_to=plane_files[to],
                       planes=plane_files[first] if first else None)
     assert rep.model == "route_step" and rep.compared == "exact"
     assert rep.ok, rep.diffs[:5]
@@ -156,11 +150,13 @@ def test_swap_without_drain_equals_the_model(swap_url, plane_files, first, to, p
 
 
 @pytest.mark.slow
-def test_hil_run_cli_swaps_deflection_planes(swap_url, plane_files, capsys):
+@model("swap")
+def test_hil_run_cli_swaps_deflection_planes(model_url, plane_files, capsys):
     from permnet.cli import main
 
-    assert main(["hil", "run", "--url", swap_url, "--design", "network", "--cycles", "800", "--load", "0.2",
+    assert main(["hil", "run", "--url", model_url, "--design", "network", "--cycles", "800", "--load", "0.2",
                  "--planes", str(plane_files["colouring"]), "--swap-to", str(plane_files["mixed"]),
                  "--timeout", "2", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["ok"] and rep["swap"]["swaps"] == 1 and rep["model"] == "route_step"
+
