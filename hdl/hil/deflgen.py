@@ -9,14 +9,30 @@ the same bypassed source queues, the same ports and counters
 the host (:mod:`permnet.hil.netrun`) are unchanged. What differs:
 
 * packets are single flits (deflection routing); the ``size`` port is ignored
-  and every packet counts one flit;
-* the flit carries ``Cat(t0, dst, data)`` in the router's payload: the
-  creation cycle (latency), the destination (``misdelivered``) and ``W`` bits
-  of :func:`permnet.hdl.hil.netgen.payload_of` ``(t0, 0)`` (``payload_errors``);
+  and every packet counts one flit: ``inj_flits`` is ``inj_packets`` and
+  ``ej_flits`` is ``ej_packets`` by definition, so each pair is one register
+  read at both names;
+* the flit carries ``Cat(t0 mod 2^k, dst, data)`` in the router's payload: the
+  creation cycle's low ``k = stamp_bits`` bits (latency, below), the destination
+  (``misdelivered``: the router's ejection ports give ``src`` and the payload,
+  not ``dst``, so the payload keeps its own copy) and ``W`` bits of
+  :func:`permnet.hdl.hil.netgen.payload_of` ``(t0 mod 2^k, 0)`` (``payload_errors``);
+  so ``k + log2 M + W`` payload bits (+ 1 epoch bit with run-time planes), not
+  ``cycle_bits + log2 M + W``: every router datapath multiplexer and link register
+  is that much narrower;
 * every ejection port's ``ready`` is high: a flit ejected in cycle t is
-  counted in its handshake cycle t + 1, latency ``t + 2 - t0`` (creation to
+  counted in its handshake cycle t + 1, latency ``L = t + 2 - t0`` (creation to
   the end of the handshake's cycle, as
-  :func:`permnet.sim.netsim.deflect.deflection_trace` and netsim count it).
+  :func:`permnet.sim.netsim.deflect.deflection_trace` and netsim count it),
+  computed as ``(c + 1 - (t0 mod 2^k)) mod 2^k`` with ``c = t + 1`` the
+  handshake cycle: that is ``L mod 2^k``, so it equals ``L`` exactly while
+  ``0 <= L < 2^k``. With k = 16 that is any latency below 65,536 cycles (queue
+  wait included); the runs this design makes have latencies of tens to
+  hundreds of cycles. A latency of 2^k or more would be counted as ``L mod 2^k``
+  and show as a ``lat_sum`` / ``lat_max`` difference from the model, not pass
+  silently. ``lat_max`` is the maximum of such values, so below 2^k: its
+  register is ``k`` bits (the upper ``counter_bits - k`` bits read 0);
+  ``lat_sum`` keeps ``counter_bits``.
 
 Counters of cycle c are visible from c + 1; ``clear`` resets the routers,
 the queues, the cycle and the counters (and run-time planes and masks to their
@@ -61,7 +77,8 @@ class DeflectionGen(wiring.Component):
     ``queue``-deep source queue and the counters :data:`COUNTERS` per node (module doc).
     ``ejection`` (E), ``stages`` (P) and ``plane_kind`` (``wires``, or ``crossbar`` / ``benes``
     loadable at run time) are :class:`permnet.hdl.deflect_net.DeflectionNetwork`'s;
-    ``flit_width`` the checked payload bits (0: none).
+    ``flit_width`` the checked payload bits (0: none); ``stamp_bits`` (k) the creation-cycle
+    bits a flit and its queue entry carry, latencies exact below 2^k cycles (module doc).
 
     Ports: those of :class:`permnet.hdl.hil.netgen.NetworkGen` (``clear``, ``hold``,
     ``pattern``, ``rate``, ``size`` (ignored), ``seed``, ``hot``, ``hot_frac``, ``start``,
@@ -72,14 +89,17 @@ class DeflectionGen(wiring.Component):
     switching = "deflection"
 
     def __init__(self, planes, *, ejection: int = 2, stages: int = 1, flit_width: int = 0, queue: int = 16,
-                 cycle_bits: int = 32, counter_bits: int = 32, plane_kind: str = "wires"):
+                 cycle_bits: int = 32, counter_bits: int = 32, stamp_bits: int = 16, plane_kind: str = "wires"):
         require(queue >= 1, f"queue must be >= 1 descriptor, got {queue}")
         require(cycle_bits >= 8 and counter_bits >= 8, "cycle and counter widths must be >= 8 bits")
+        require(8 <= stamp_bits <= min(cycle_bits, counter_bits),
+                f"stamp_bits must be 8..min(cycle_bits, counter_bits), got {stamp_bits}")
         M = len(planes[0])
         self.nb, self.cb, self.cw, self.W, self.Q = bits(M - 1), cycle_bits, counter_bits, flit_width, queue
+        self.k = stamp_bits
         self.loadable = plane_kind != "wires"
         self.net = DeflectionNetwork(planes, ejection=ejection, stages=stages, plane_kind=plane_kind,
-                                     width=cycle_bits + self.nb + flit_width + self.loadable)
+                                     width=stamp_bits + self.nb + flit_width + self.loadable)
         self.M, self.S, self.E, self.P = self.net.M, self.net.S, self.net.E, self.net.P
         self.plane_kind = plane_kind
         self.zb = 8
@@ -94,17 +114,17 @@ class DeflectionGen(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        M, net, cb, nb, W = self.M, self.net, self.cb, self.nb, self.W
+        M, net, nb, W, k = self.M, self.net, self.nb, self.W, self.k
         m.submodules.net = ResetInserter({"sync": self.clear})(net)
         cycle, active, count = run_window(m, self, M)
         epoch = Signal(name="epoch")            # parity of the commits so far (loadable planes)
         injected, taken = [], []
         for n, g in enumerate(self.gens):
             # the source queue, bypassed when empty: a new descriptor reaches inj in its creation cycle
-            q = SyncFIFO(width=nb + cb, depth=self.Q)
+            q = SyncFIFO(width=nb + k, depth=self.Q)
             m.submodules[f"queue{n}"] = ResetInserter({"sync": self.clear})(q)
-            new = Cat(g.dst, cycle)
-            front = Signal(nb + cb, name=f"front{n}")
+            new = Cat(g.dst, cycle[:k])         # t0 mod 2^k
+            front = Signal(nb + k, name=f"front{n}")
             m.d.comb += front.eq(Mux(q.r_rdy, q.r_data, new))
             dst, t0 = front[:nb], front[nb:]
             inj = net.inj[n]
@@ -117,25 +137,29 @@ class DeflectionGen(wiring.Component):
             took = inj.valid & inj.ready
             upd = {"gen_packets": c["gen_packets"] + g.valid,
                    "dropped": c["dropped"] + (q.w_en & ~q.w_rdy),
-                   "inj_packets": c["inj_packets"] + took, "inj_flits": c["inj_flits"] + took}
+                   "inj_packets": c["inj_packets"] + took}
             ejs = list(net.ej[n])
             m.d.comb += [e.ready.eq(1) for e in ejs]
             got = [e.valid for e in ejs]
             injected.append(took)
             taken += [(e.valid, e.payload.payload[-1]) for e in ejs]
-            f_t0 = [e.payload.payload[:cb] for e in ejs]
-            f_dst = [e.payload.payload[cb:cb + nb] for e in ejs]
-            lats = [Mux(v, (cycle + 1 - t)[:cb], 0) for v, t in zip(got, f_t0)]
+            f_t0 = [e.payload.payload[:k] for e in ejs]
+            f_dst = [e.payload.payload[k:k + nb] for e in ejs]
+            # (c + 1 - t0 mod 2^k) mod 2^k: the latency while it is below 2^k (module doc)
+            lats = [Mux(v, (cycle[:k] + 1 - t)[:k], 0) for v, t in zip(got, f_t0)]
             upd["ej_packets"] = c["ej_packets"] + _tree(got, lambda a, b: a + b)
-            upd["ej_flits"] = c["ej_flits"] + _tree(got, lambda a, b: a + b)
+            c["inj_flits"], c["ej_flits"] = c["inj_packets"], c["ej_packets"]     # one flit a packet
             upd["lat_sum"] = c["lat_sum"] + _tree(lats, lambda a, b: a + b)
-            upd["lat_max"] = _tree([c["lat_max"]] + lats, lambda a, b: Mux(a > b, a, b))
+            # lat_max < 2^k: only its low k bits are a register, the rest stay 0
+            lat_max = c["lat_max"][:k]
+            upd_max = _tree([lat_max] + lats, lambda a, b: Mux(a > b, a, b))
             upd["misdelivered"] = c["misdelivered"] + _tree(
                 [v & (d != n) for v, d in zip(got, f_dst)], lambda a, b: a + b)
             if W:
                 upd["payload_errors"] = c["payload_errors"] + _tree(
-                    [v & (e.payload.payload[cb + nb:cb + nb + W] != payload_of(t, Const(0, 1), W))
+                    [v & (e.payload.payload[k + nb:k + nb + W] != payload_of(t, Const(0, 1), W))
                      for v, e, t in zip(got, ejs, f_t0)], lambda a, b: a + b)
+            m.d.sync += lat_max.eq(upd_max)
             for name in COUNTERS:
                 m.d.comb += getattr(self, name)[n].eq(c[name])
                 if name in upd:
