@@ -68,7 +68,7 @@ def _network():
 NETWORK_INPUTS = dict(zero=r"cfg__we|cfg__commit|rt__we", rare=r"swap_req")
 
 CASES = {
-    "router-separate-va": (lambda: _router("separate-va"), []),
+    "router-separate-va": (lambda: _router("separate-va"), [pytest.mark.slow]),   # a 70-80 s Verilator build
     "router-two-stage": (lambda: _router("two-stage"), [pytest.mark.slow]),
     "router-separate-va-two-lanes": (lambda: _router("separate-va", lanes=2), [pytest.mark.slow]),
     "router-combined": (lambda: _router("combined"), [pytest.mark.slow]),

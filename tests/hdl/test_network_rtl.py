@@ -123,7 +123,7 @@ def _ldi_9_3_case(n=60, span=25, size=4, buffer=4):
     return t, rows, ref, want
 
 
-@pytest.mark.parametrize("width", [5, 40])     # fewer bits than serial+index (truncated), more (repeated)
+@pytest.mark.parametrize("width", [5, pytest.param(40, marks=pytest.mark.slow)])     # fewer bits than serial+index (truncated), more (repeated)
 def test_flit_payloads_cross_the_network_intact(width):
     """With ``flit_width`` W the datapath carries W payload bits per flit: still cycle for cycle
     with the simulator, every flit of every packet ejected once, in order, with the payload of its

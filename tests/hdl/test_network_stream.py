@@ -144,8 +144,8 @@ def stalls(got):
     return sum(1 for beats in got.values() for (a, *_), (b, *_) in zip(beats, beats[1:]) if b > a + 1)
 
 
-# make test: each allocator once, wormhole on the table router with link and credit stages, two
-# lanes; the other five combinations under -m slow
+# make test: each allocator once, wormhole on the table router with link and credit stages (two
+# lanes: test_plane_swap's separate-va-1-2); the other six combinations under -m slow
 @pytest.mark.parametrize("topo,M,S,router,switching,buffer,kw", [
     ("ldi", 9, 3, "nexthop", "vct", 4, {}),
     pytest.param("ldi", 8, 2, "table", "wormhole", 2, {}, marks=pytest.mark.slow),
@@ -156,7 +156,7 @@ def stalls(got):
                  marks=pytest.mark.slow),
     pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va"}, marks=pytest.mark.slow),
     ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "separate-va", "link_stages": 1, "credit_stages": 1}),
-    ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va", "lanes": 2}),
+    pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va", "lanes": 2}, marks=pytest.mark.slow),
     pytest.param("ldi", 8, 2, "table", "wormhole", 2, {"lanes": 2, "link_stages": 1, "credit_stages": 1},
                  marks=pytest.mark.slow)])
 def test_streams_cycle_exact_then_under_back_pressure(topo, M, S, router, switching, buffer, kw):

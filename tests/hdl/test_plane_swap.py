@@ -179,7 +179,7 @@ def check_swap(rec, M, swap_at, credit_lag=0):
 
 @pytest.mark.parametrize("allocator,plane_stages,lanes", [
     # the combined allocator (the default) also swaps in test_swap_to_a_faults_reconfiguration_loses_nothing
-    pytest.param("combined", 0, 1, marks=pytest.mark.slow), ("input-first", 0, 1),
+    pytest.param("combined", 0, 1, marks=pytest.mark.slow), pytest.param("input-first", 0, 1, marks=pytest.mark.slow),
     pytest.param("two-stage", 0, 1, marks=pytest.mark.slow),
     ("two-stage", 1, 1), pytest.param("combined", 1, 1, marks=pytest.mark.slow),
     pytest.param("separate-va", 1, 1, marks=pytest.mark.slow), ("separate-va", 1, 2)])

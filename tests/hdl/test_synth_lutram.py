@@ -37,7 +37,7 @@ class AsyncReadMemory(wiring.Component):
         return m
 
 
-@pytest.mark.parametrize("reads", [1, 2])
+@pytest.mark.parametrize("reads", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_an_async_read_memory_is_dpr16x4_cells_and_their_lut4_sites(reads):
     width = 8
     r = synth.synthesize(AsyncReadMemory(width, reads), "ecp5")
@@ -48,7 +48,7 @@ def test_an_async_read_memory_is_dpr16x4_cells_and_their_lut4_sites(reads):
     assert "fits" not in r and r["fmax_mhz"] is not None
 
 
-@pytest.mark.parametrize("target,pin", [("ecp5", "G2"), ("ice40", "35")])
+@pytest.mark.parametrize("target,pin", [("ecp5", "G2"), pytest.param("ice40", "35", marks=pytest.mark.slow)])
 def test_nextpnr_places_clk_on_the_boards_clock_pin(target, pin):
     """nextpnr's log names the Bel it gave the constrained ``clk`` (so the constraint matched a cell)."""
     r = synth.synthesize(AsyncReadMemory(4, 1), target)

@@ -73,7 +73,7 @@ class TwoRegisters(wiring.Component):
         return m
 
 
-@pytest.mark.parametrize("target", ["ecp5", "ice40"])
+@pytest.mark.parametrize("target", ["ecp5", pytest.param("ice40", marks=pytest.mark.slow)])
 def test_a_real_run_charges_each_registers_logic_and_names_the_slow_path(target):
     r = synth.synthesize(TwoRegisters(), target)
     regs = r["breakdown"]["by_register"]

@@ -28,7 +28,7 @@ def test_rows_match_closed_forms():
 
 
 def test_cli_compare_writes_deterministic_files(tmp_path):
-    args = ("compare", "--families", "hypercube,hsn,debruijn", "--max-nodes", 600, "--quiet")
+    args = ("compare", "--families", "hypercube,hsn,debruijn", "--max-nodes", 200, "--quiet")
     run(*args, "-o", tmp_path / "a", fresh=True)         # two interpreters, two hash seeds
     run(*args, "-o", tmp_path / "b", fresh=True)
     for f in ("compare.md", "compare.json", "compare.svg", "compare.png"):

@@ -63,6 +63,7 @@ def test_lift_search_finds_the_least_distance_sum_of_a_4_regular_diameter_3_grap
     assert sums == [97] * 40 and res.total == sum(sums)
 
 
+@pytest.mark.slow              # 100,000 lift tries: 20-36 s
 def test_lift_start_equals_the_published_80_6_graph():
     g = lift_start(80, 6, 40, seed=1, tries=100_000)
     aspl, diam = host_switch_stats(g)          # networkx BFS over hosts and switches

@@ -101,6 +101,7 @@ def test_search_is_deterministic():
     assert nx.diameter(nx_ring(a.hit.n, a.hit.chords)) <= 4
 
 
+@pytest.mark.slow              # a 60 s search budget; the search itself runs in test_search_is_deterministic
 def test_cli_search_chordal(tmp_path):
     out = tmp_path / "rings.json"
     run("search", "chordal", "--degree", 3, "--diameters", "4-5", "--seconds", 60, "--quiet", "-o", out)
@@ -110,5 +111,8 @@ def test_cli_search_chordal(tmp_path):
         ring = families.chordal_ring(r["nodes"], families.parse_chords(r["chords"]))
         assert ring.metrics().diameter <= r["diameter"]
     assert rows[1]["nodes"] >= 56          # Doty: largest order-r ring of diameter 5 he found
+
+
+def test_cli_search_chordal_refuses_degree_2():
     p = run("search", "chordal", "--degree", 2, "--quiet", check=False)
     assert p.returncode == 2 and "degree must be in 3..64" in p.stderr
