@@ -144,18 +144,20 @@ def stalls(got):
     return sum(1 for beats in got.values() for (a, *_), (b, *_) in zip(beats, beats[1:]) if b > a + 1)
 
 
-# make test: each allocator once, wormhole on the table router with link and credit stages (two
-# lanes: test_plane_swap's separate-va-1-2); the other six combinations under -m slow
+# make test: the combined and the input-first allocator, wormhole on the table router with link and
+# credit stages (two-stage and separate-va with two lanes stream in test_plane_swap's make-test
+# cases); the other eight combinations under -m slow
 @pytest.mark.parametrize("topo,M,S,router,switching,buffer,kw", [
     ("ldi", 9, 3, "nexthop", "vct", 4, {}),
     pytest.param("ldi", 8, 2, "table", "wormhole", 2, {}, marks=pytest.mark.slow),
     pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "input-first"}, marks=pytest.mark.slow),
     ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1}),
-    ("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "two-stage"}),
+    pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "two-stage"}, marks=pytest.mark.slow),
     pytest.param("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "two-stage", "link_stages": 1, "credit_stages": 1},
                  marks=pytest.mark.slow),
     pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va"}, marks=pytest.mark.slow),
-    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "separate-va", "link_stages": 1, "credit_stages": 1}),
+    pytest.param("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "separate-va", "link_stages": 1, "credit_stages": 1},
+                 marks=pytest.mark.slow),
     pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "separate-va", "lanes": 2}, marks=pytest.mark.slow),
     pytest.param("ldi", 8, 2, "table", "wormhole", 2, {"lanes": 2, "link_stages": 1, "credit_stages": 1},
                  marks=pytest.mark.slow)])
@@ -203,7 +205,7 @@ def check_streams(t, dut, topo, M, S, buffer, switching, sim_kw):
     assert (err1, err2) == (0, int(M == 9))
 
 
-@pytest.mark.parametrize("allocator", ["combined", "two-stage"])
+@pytest.mark.parametrize("allocator", ["combined", pytest.param("two-stage", marks=pytest.mark.slow)])
 def test_registered_planes_are_one_more_link_and_credit_stage(allocator):
     """Crossbar planes with registered outputs (``plane_set_factory(..., register=True)``,
     ``--plane-stages 1``): cycle-exact with the simulator's model with one more link stage
