@@ -1,7 +1,8 @@
 """A signal sent to a ``permnet`` command while its worker processes run (issue 44): the command
 started as a user starts it (a fresh interpreter), the signal sent once its workers are busy, and
 what is left afterwards: its exit code, output, the time it took to stop and its workers still running.
-And a Dask scheduler of a test's own, in processes of their own (:func:`dask_scheduler`)."""
+And a Dask scheduler of a test's own, in processes of their own (:func:`dask_scheduler`), or a
+LocalCluster shared by a test module (:func:`local_cluster_address`)."""
 
 import contextlib
 import shutil
@@ -10,6 +11,8 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 from cli_runner import PERMNET
 
@@ -123,3 +126,13 @@ def dask_scheduler(cwd, workers: int = 0):
                 except subprocess.TimeoutExpired:
                     p.kill()
             p.wait()
+
+
+@pytest.fixture(scope="module", name="address")
+def local_cluster_address():
+    """The ``address`` fixture of a test module that imports this: one two-worker Dask LocalCluster
+    for the module (its start costs seconds), reached by its scheduler's address."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster:
+        yield cluster.scheduler_address

@@ -11,6 +11,7 @@ import pytest
 
 from cli_runner import run
 from parallel_helpers import SIGNAL_LINE, dask_scheduler, stop_when_busy
+from parallel_helpers import local_cluster_address  # noqa: F401  (the fixture 'address': the searches' LocalCluster)
 
 NETSIM = ["netsim", "--topology", "ldi,debruijn", "-M", "64", "-S", "4", "--load", "0.1:0.5:0.2", "--refine", "2",
           "--cycles", "300", "--warmup", "100", "--seed", "3", "--json"]
@@ -23,15 +24,6 @@ def test_netsim_sweep_is_byte_identical_on_any_workers(tmp_path):
     assert '"saturation": 0.2' in one or '"saturation": 0.15' in one     # the refinement ran
     assert run(*NETSIM, "--workers", "2", cwd=tmp_path, fresh=True).stdout == one
     assert run(*NETSIM, "--workers", "2", "--scheduler", "local", cwd=tmp_path, fresh=True).stdout == one
-
-
-@pytest.fixture(scope="module")
-def address():
-    """One two-worker Dask LocalCluster for the searches below, reached by its address."""
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  host="127.0.0.1") as cluster:
-        yield cluster.scheduler_address
 
 
 def _timeless(text: str):

@@ -7,17 +7,9 @@ import operator
 
 import pytest
 
+from parallel_helpers import local_cluster_address  # noqa: F401  (the fixture 'address': a LocalCluster)
 from permnet.gen.errors import PermnetError
 from permnet.gen.parallel import Runner, check_parallel, map_jobs
-
-
-@pytest.fixture(scope="module")
-def address():
-    """One two-worker Dask LocalCluster for the module (its start costs seconds)."""
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  host="127.0.0.1") as cluster:
-        yield cluster.scheduler_address
 
 
 def modes(address):
