@@ -56,7 +56,8 @@ def rtl_deliveries(dut, M, max_cycles, flits=None, inject=None):
 
 @pytest.mark.parametrize("topo,M,S,n,span,size,buffer,switching,routing,router", [
     ("ldi", 9, 3, 60, 25, 4, 4, "vct", "family", "nexthop"),     # dense: contention, round robin, credits
-    ("ldi", 8, 2, 40, 20, 3, 4, "vct", "family", "nexthop"),     # h = 3: routes that pass through dst
+    pytest.param("ldi", 8, 2, 40, 20, 3, 4, "vct", "family", "nexthop",     # h = 3: routes that pass through dst
+                 marks=pytest.mark.slow),
     # the table router: cycle-exact in make test through test_network_planes (LDI(9,3), Beneš planes)
     pytest.param("ldi", 9, 3, 60, 25, 4, 4, "vct", "family", "table", marks=pytest.mark.slow),
     pytest.param("ldi", 9, 3, 50, 30, 4, 2, "wormhole", "family", "nexthop",   # packets longer than the buffers
@@ -225,6 +226,7 @@ def test_route_keys_fall_back_when_the_source_decides():
     assert dut.route_keys(0)[0] == ("hop", "dst")    # node 0 towards 3: plane 0 at hop 0, plane 1 at hop 2
 
 
+@pytest.mark.slow              # the ROM of every route in the Amaranth simulator: 12-24 s
 def test_full_route_rom_still_matches_the_simulator(monkeypatch):
     """With every node on the (src, dst, hop) route ROM, as for tables no smaller key decides."""
     monkeypatch.setattr(NetworkRTL, "route_keys", lambda self, n: None)

@@ -72,6 +72,7 @@ def test_sweep_is_deterministic_and_independent_of_workers():
     assert g.degrees().max() <= 10 and g.counts().sum() == 160
 
 
+@pytest.mark.slow              # a LocalCluster by address: 12-25 s (dask="local" runs in test_orp)
 def test_dask_scheduler_address_gives_the_same_graph():
     from dask.distributed import LocalCluster
 
