@@ -5,8 +5,8 @@ looping router, ``permnet benes`` end to end, the metrics engine against the
 compiled bit-parallel BFS, the LDI plane decomposition when S does not divide
 M against scipy's repeated matching.  ``table`` gathers them with the bound
 each must meet and, where one is missed, the reason found.  The RTL table
-(``perf_rtl_rows``) synthesises single designs (``bench/synth_table.py``
-machinery), one at a time.
+(``perf_rtl_rows``) synthesises single designs, each synthesis a job of
+``bench/jobs.py`` (on ``run.py --workers`` / ``--scheduler``).
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def table(args):
                      ("report" if bound is None else (f">= {bound}" if kind == "ratio" else f"<= {bound} s")),
                      status])
     if not getattr(args, "no_synth", False):
-        for name, ours, ref, bound, status in perf_rtl_rows():
+        for name, ours, ref, bound, status in perf_rtl_rows(args):
             rows.append([name, ours, ref, "", bound, status])
     return ("Performance near the limits",
             ["case", "ours", "reference", "ratio ref/ours", "bound", "status"], rows)
@@ -182,23 +182,68 @@ def table(args):
 
 # ------------------------------------------------------------------ RTL
 
-def perf_rtl_rows():
-    """Synthesis figures beside their references (ECP5 85k, nextpnr's default
-    speed grade 6), one design at a time."""
-    from permnet.gen.routing import benes
+# the designs of the RTL table, by name (a job names its design, so the workers build it)
+RTL_DESIGNS = ("crossbar32-mapped", "crossbar32-yosys", "crossbar32-plane", "crossbar8-tdm4", "benes8-cells",
+               "benes8", "nexthop3000-pipelined", "nexthop3000-naive")
+
+
+def _design(name):
+    """The design of the RTL table called ``name`` (:data:`RTL_DESIGNS`)."""
     from permnet.hdl.benes import BenesNetwork
     from permnet.hdl.crossbar import CrossbarPlane
-    from permnet.hdl.muxtree import CrossbarDatapath, lut4_count
+    from permnet.hdl.muxtree import CrossbarDatapath
     from permnet.hdl.nexthop import LdiNextHop, LdiNextHopNaive
+
+    if name == "crossbar32-mapped":
+        return CrossbarDatapath(32, 1, mapped=True)       # the hand-mapped tree
+    if name == "crossbar32-yosys":
+        return CrossbarDatapath(32, 1, mapped=False)      # yosys's own mapping of Array[sel]
+    if name == "crossbar32-plane":
+        design = CrossbarPlane(32, 1)
+        design.cells = "ecp5"
+        return design
+    if name == "crossbar8-tdm4":
+        return CrossbarPlane(8, 8, slots=4)
+    if name == "benes8-cells":
+        design = BenesNetwork(8, 8)
+        design.cells = "ecp5"
+        return design
+    if name == "benes8":
+        return BenesNetwork(8, 8)
+    if name == "nexthop3000-pipelined":
+        return LdiNextHop(3000, 10, pipeline=LdiNextHop(3000, 10).depth)   # a register after every level
+    if name == "nexthop3000-naive":
+        return LdiNextHopNaive(3000, 10, pipeline=1)
+    raise ValueError(f"no RTL design {name!r}")
+
+
+def _synthesize(name, target="ecp5", seed=1):
+    """yosys and nextpnr's figures of the design ``name`` (a job of :func:`perf_rtl_rows`)."""
     from permnet.hdl.synth import synthesize
 
+    return synthesize(_design(name), target, seed=seed)
+
+
+# nextpnr's result depends on the placement seed: the median of three seeds
+NEXTHOP_SEEDS = (1, 2, 3)
+RTL_RUNS = [(d, "ecp5", 1) for d in RTL_DESIGNS if d != "nexthop3000-pipelined"] + [("benes8", "ice40", 1)] + \
+    [("nexthop3000-pipelined", "ecp5", sd) for sd in NEXTHOP_SEEDS]
+
+
+def perf_rtl_rows(args=None):
+    """Synthesis figures beside their references (ECP5 85k, nextpnr's default speed grade 6):
+    every synthesis an independent job (bench/jobs.py) on ``run.py``'s ``--workers`` /
+    ``--scheduler``, the rows put together from their figures in a fixed order."""
+    from jobs import Job, run_rows
+
+    from permnet.gen.routing import benes
+    from permnet.hdl.muxtree import lut4_count
+    from permnet.hdl.nexthop import LdiNextHop
+
+    got = dict(zip(RTL_RUNS, run_rows([Job.of(_synthesize, *r) for r in RTL_RUNS], args, desc="synthesis")))
     rows = []
     N = 32
-    ref = synthesize(CrossbarDatapath(N, 1, mapped=True), "ecp5")       # hand-mapped reference, same size
-    plain = synthesize(CrossbarDatapath(N, 1, mapped=False), "ecp5")    # yosys's own mapping of Array[sel]
-    xb = CrossbarPlane(N, 1)
-    xb.cells = "ecp5"
-    full = synthesize(xb, "ecp5")
+    ref, plain, full = (got[(d, "ecp5", 1)] for d in ("crossbar32-mapped", "crossbar32-yosys", "crossbar32-plane"))
     cfg_bits = N * (1 + (N - 1).bit_length())
     cp = N * N
     rows.append(["crossbar 32x1 datapath, LUT4 per crosspoint bit",
@@ -209,30 +254,24 @@ def perf_rtl_rows():
                  f"{full['luts']} / {full['luts'] - ref['luts']}", f"datapath {ref['luts']}", "report",
                  f"FFs per configuration bit {(full['ffs'] - N) / cfg_bits:.2f} (K = 1: active + shadow "
                  "copies in FFs; with TDM slots the configurations are in RAM, next row)"])
-    tdm = synthesize(CrossbarPlane(8, 8, slots=4), "ecp5")
+    tdm = got[("crossbar8-tdm4", "ecp5", 1)]
     tdm_cfg_bits = 4 * 8 * (1 + 3)
     rows.append(["crossbar 8x8, 4 TDM slots: flip-flops per configuration bit",
                  f"{(tdm['ffs'] - 64 - 4 * 16 * 2) / tdm_cfg_bits:.2f} ({tdm['ffs']} FFs, {tdm['luts']} LUT4)",
                  "before: 475 FFs (active + shadow copies, 3.2 per bit)", "report",
                  "slot configurations in two-bank distributed RAM; FFs left: o_data, durations, counters"])
     bound = 2 * benes.switch_count(8) * 8
-    bn = BenesNetwork(8, 8)
-    bn.cells = "ecp5"
-    b5 = synthesize(bn, "ecp5")
-    b5d = synthesize(BenesNetwork(8, 8), "ecp5")
-    bi = synthesize(BenesNetwork(8, 8), "ice40")
+    b5, b5d, bi = got[("benes8-cells", "ecp5", 1)], got[("benes8", "ecp5", 1)], got[("benes8", "ice40", 1)]
     rows.append(["Benes 8x8, 8 bits: LUT4 (cells=ecp5 / yosys ECP5 / iCE40)",
                  f"{b5['luts']} / {b5d['luts']} / {bi['luts']}", f"2 LUT4 per switch per bit: {bound}",
                  "<= 1.3x", "met" if b5["luts"] <= 1.3 * bound else "missed"])
-    # nextpnr's result depends on the placement seed: the median of three seeds
-    seeds = (1, 2, 3)
-    depth = LdiNextHop(3000, 10).depth          # a register after every level of the datapath
-    runs = [synthesize(LdiNextHop(3000, 10, pipeline=depth), "ecp5", seed=sd) for sd in seeds]
+    depth = LdiNextHop(3000, 10).depth
+    runs = [got[("nexthop3000-pipelined", "ecp5", sd)] for sd in NEXTHOP_SEEDS]
     fmaxes = sorted(r["fmax_mhz"] or 0 for r in runs)
     ours = runs[0]
-    naive = synthesize(LdiNextHopNaive(3000, 10, pipeline=1), "ecp5")
+    naive = got[("nexthop3000-naive", "ecp5", 1)]
     rows.append([f"next hop LDI(3000,10), pipeline {depth} (one decision per cycle, latency {depth})",
-                 f"{fmaxes[1]} MHz median of seeds {seeds} ({fmaxes[0]}..{fmaxes[-1]}), {ours['luts']} LUT4, "
+                 f"{fmaxes[1]} MHz median of seeds {NEXTHOP_SEEDS} ({fmaxes[0]}..{fmaxes[-1]}), {ours['luts']} LUT4, "
                  f"{ours['ffs']} FF",
                  f"naive p1: {naive['fmax_mhz']} MHz, {naive['luts']} LUT4", ">= 240 MHz",
                  "met" if fmaxes[1] >= 240 else
