@@ -209,9 +209,7 @@ class DeflectionRouter(wiring.Component):
                 m.d.sync += shadow[d].eq(rt.data)
         with m.If(rt.commit):
             m.d.sync += [a.eq(s) for a, s in zip(active, shadow)]
-        # the read-back as plain Amaranth: through the hand-mapped cells straight to an output it
-        # differed from the portable form in the Verilator lockstep of yosys's cell models
-        m.d.comb += rt.rdata.eq(Array(active + pad)[rt.addr])
+        m.d.comb += rt.rdata.eq(self._mux(m, active + pad, rt.addr, "rt_rd"))
         return active + pad
 
     def _mask(self, m, dst, name):

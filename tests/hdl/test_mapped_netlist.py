@@ -1,7 +1,7 @@
 """The designs with hand-mapped ECP5 cells (``--target ecp5``: the router's
 multiplexers and kept select flip-flops, the crossbar's and Beneš network's
 multiplexer trees, the run-time planes) against their portable form, cycle
-for cycle, through yosys's own ECP5 cell models on Verilator
+for cycle, through yosys's own ECP5 cell models on Icarus Verilog
 (:mod:`lockstep_helpers`): random inputs, resets now and then, every output
 compared in every cycle. The portable form is what every other test checks
 against the reference models."""
@@ -26,10 +26,10 @@ def _router(allocator, lanes=1):
     return router(**kw, cells="generic"), router(**kw, cells="ecp5")
 
 
-def _deflection(stages, router="auto"):
+def _deflection(stages, router="auto", M=16, S=4):
     from permnet.rtlnet import deflection_router
 
-    kw = dict(M=16, S=4, stages=stages, router=router)
+    kw = dict(M=M, S=S, stages=stages, router=router)
     return deflection_router(**kw, cells="generic"), deflection_router(**kw, cells="ecp5")
 
 
@@ -76,6 +76,9 @@ CASES = {
     "deflection-router": (lambda: _deflection(1), [pytest.mark.slow]),
     "deflection-router-stages-2": (lambda: _deflection(2), [pytest.mark.slow]),
     "deflection-router-stages-3-table": (lambda: _deflection(3, "table"), [pytest.mark.slow]),
+    # the mask table's read-back through hand-mapped cells straight to an output (a miter that
+    # Verilator's optimised model got wrong: tests/lockstep_helpers.py)
+    "deflection-router-table-ldi-8-2": (lambda: _deflection(1, "table", M=8, S=2), []),
     "crossbar-8x8x8": (_crossbar, []),
     "benes-8x8": (_benes, [pytest.mark.slow]),
     "planes-crossbar-ldi-8-2": (lambda: _planes("crossbar"), [pytest.mark.slow]),
@@ -91,7 +94,7 @@ def test_ecp5_cells_match_the_portable_form(name, tmp_path):
     gold_text, gate_text = gold.verilog(), gate.verilog()
     assert gold_text != gate_text          # the gate really is the mapped form
     bad, changed = lockstep(gold_text, gate_text, gold.name, tmp_path, CYCLES,
-                            **(NETWORK_INPUTS if name.startswith("network") else {}))
+                            **(NETWORK_INPUTS | {"prefer": "verilator"} if name.startswith("network") else {}))
     assert bad == 0, f"{name}: outputs differed in {bad} of {CYCLES} cycles"
     # the stimulus reached the outputs it compares: every valid and every data output moved
     watched = {n: c for n, c in changed.items() if re.search(r"valid|flit|data|payload|fwd|bwd", n)}
