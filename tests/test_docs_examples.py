@@ -45,7 +45,7 @@ BIN = Path(sys.executable).parent
 LINKED = ("bench", "constraints", "docs", "fusesoc", "gen", "hdl", "permnet", "sim", "tests", "pyproject.toml",
           "Makefile")
 TIMEOUT_S = 600
-BACKGROUND_WAIT_S = 240
+BACKGROUND_WAIT_S = 600      # a background `permnet hil sim` builds its Verilator model first: 4-5 min for LDI(8,2)
 
 
 @dataclass
