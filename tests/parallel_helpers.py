@@ -7,7 +7,6 @@ LocalCluster shared by a test module (:func:`local_cluster_address`)."""
 import contextlib
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_runner import PERMNET
+from port_helpers import free_port, wait_listening
 
 SIGNAL_LINE = {130: "permnet: interrupted", 143: "permnet: terminated"}   # all a signal leaves on stderr
 
@@ -97,21 +97,13 @@ def dask_scheduler(cwd, workers: int = 0):
     and ends whatever of it still runs."""
     dask = shutil.which("dask", path=str(Path(PERMNET[0]).parent))
     assert dask is not None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     quiet = {"cwd": cwd, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     cluster = DaskCluster(f"tcp://127.0.0.1:{port}",
                           subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
                                             "--no-dashboard"], **quiet))
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:              # until the scheduler listens
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.5)
+        wait_listening(port, time.monotonic() + 60, "the dask scheduler", pause=0.5)
         if workers:
             cluster.workers.append(subprocess.Popen([dask, "worker", cluster.address, "--nworkers", str(workers),
                                                      "--nthreads", "1", "--no-dashboard"], **quiet))

@@ -53,11 +53,9 @@ def test_run_py_says_timed_rows_run_alone_and_refuses_no_workers():
 
 def test_run_py_refuses_a_scheduler_nothing_answers_at_before_measuring(tmp_path):
     """Checked before the timing table (minutes of it; the synthesis jobs come after), in one line."""
-    import socket
+    from port_helpers import free_port
 
-    with socket.socket() as s:            # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     bench = Path(__file__).resolve().parents[2] / "bench" / "run.py"
     p = subprocess.run([sys.executable, str(bench), "--scheduler", f"tcp://127.0.0.1:{port}", "-k", "no such case",
                         "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)

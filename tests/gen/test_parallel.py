@@ -96,13 +96,11 @@ def test_a_scheduler_nothing_answers_at_is_refused_at_once(address, says):
     """A bad or unreachable address is one PermnetError within seconds (the Dask client alone
     retried a refused port for 30 s, and an address without a port was a ValueError of its own)."""
     pytest.importorskip("dask.distributed")
-    import socket
     import time
 
-    with socket.socket() as s:          # a port nothing listens on: bound, never listened, closed
-        s.bind(("127.0.0.1", 0))
-        free = s.getsockname()[1]
-    address = address.format(free=free)
+    from port_helpers import free_port
+
+    address = address.format(free=free_port())
     t = time.monotonic()
     with pytest.raises(PermnetError, match=says) as err, Runner(1, address, progress=False) as r:
         r.map(abs, [-1, 2])

@@ -25,6 +25,7 @@ from permnet.gen.hil import regmap as R
 from permnet.hdl.hil.top import register_map_text
 from permnet.hdl.hil.verilator import SimServer
 from permnet.hil import Link
+from port_helpers import free_port, wait_listening
 
 SCRATCH = R.addr("sys", "scratch")
 
@@ -61,22 +62,6 @@ def test_plain_frames_written_in_pieces(hil_model):
 
 def _litex():
     return pytest.importorskip("litex", reason="LiteX is not installed (pip install 'permnet[litex]')")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_listening(port: int, t_end: float) -> None:
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
-            return
-        except ConnectionRefusedError:
-            assert time.monotonic() < t_end, "litex_server never listened"
-            time.sleep(0.05)
 
 
 @pytest.fixture
@@ -118,7 +103,7 @@ def litex_server(hil_model):
     with SimServer(hil_model, max_seconds=120) as srv:
         with Link(srv.url, timeout=1.0) as link:      # the model serves one client at a time
             ident = link.reg("sys", "id")
-        port = _free_port()
+        port = free_port()
         cmd = [sys.executable, "-u", "-m", "litex.tools.litex_server", "--uart", "--uart-port", srv.url,
                "--bind-ip", "127.0.0.1", "--bind-port", str(port)]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -129,7 +114,7 @@ def litex_server(hil_model):
                 if select.select([proc.stdout], [], [], 0.2)[0]:
                     out += proc.stdout.readline()
             assert "tcp port" in out, f"litex_server did not start: {out!r}"
-            _wait_listening(port, t_end)      # litex_server prints its port before it listens
+            wait_listening(port, t_end, "litex_server")      # litex_server prints its port before it listens
             yield ident, port
         finally:
             proc.terminate()
