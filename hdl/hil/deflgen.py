@@ -60,13 +60,12 @@ from __future__ import annotations
 
 from amaranth.hdl import Cat, Const, Module, Mux, ResetInserter, Signal
 from amaranth.lib import wiring
-from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.gen.hil.netgen import RATE_BITS
 from permnet.hdl.deflect_net import DeflectionNetwork
-from permnet.hdl.hil.netgen import COUNTERS, _tree, payload_of, run_window
+from permnet.hdl.hil.netgen import COUNTERS, SourceQueue, _tree, clear_counters, payload_of, run_window
 from permnet.hdl.router import bits
 
 __all__ = ["DeflectionGen"]
@@ -116,27 +115,26 @@ class DeflectionGen(wiring.Component):
         m = Module()
         M, net, nb, W, k = self.M, self.net, self.nb, self.W, self.k
         m.submodules.net = ResetInserter({"sync": self.clear})(net)
-        cycle, active, count = run_window(m, self, M)
+        # one flit a packet: inj_flits / ej_flits read the inj_packets / ej_packets registers
+        cycle, active, count = run_window(m, self, M, aliases={"inj_flits": "inj_packets", "ej_flits": "ej_packets"})
         epoch = Signal(name="epoch")            # parity of the commits so far (loadable planes)
         injected, taken = [], []
         for n, g in enumerate(self.gens):
             # the source queue, bypassed when empty: a new descriptor reaches inj in its creation cycle
-            q = SyncFIFO(width=nb + k, depth=self.Q)
+            q = SourceQueue(nb + k, self.Q)
             m.submodules[f"queue{n}"] = ResetInserter({"sync": self.clear})(q)
-            new = Cat(g.dst, cycle[:k])         # t0 mod 2^k
             front = Signal(nb + k, name=f"front{n}")
-            m.d.comb += front.eq(Mux(q.r_rdy, q.r_data, new))
-            dst, t0 = front[:nb], front[nb:]
             inj = net.inj[n]
+            m.d.comb += [q.new.eq(Cat(g.dst, cycle[:k])), q.new_valid.eq(g.valid), q.ready.eq(inj.ready),   # t0 mod 2^k
+                         front.eq(q.front)]
+            dst, t0 = front[:nb], front[nb:]
             data = [payload_of(t0, Const(0, 1), W)] if W else []
             data += [epoch] if self.loadable else []
-            m.d.comb += [inj.valid.eq(q.r_rdy | g.valid), inj.payload.dst.eq(dst),
-                         inj.payload.payload.eq(Cat(t0, dst, *data)),
-                         q.r_en.eq(inj.ready), q.w_data.eq(new), q.w_en.eq(g.valid & (q.r_rdy | ~inj.ready))]
+            m.d.comb += [inj.valid.eq(q.valid), inj.payload.dst.eq(dst), inj.payload.payload.eq(Cat(t0, dst, *data))]
             c = {name: count[name][n] for name in COUNTERS}
             took = inj.valid & inj.ready
             upd = {"gen_packets": c["gen_packets"] + g.valid,
-                   "dropped": c["dropped"] + (q.w_en & ~q.w_rdy),
+                   "dropped": c["dropped"] + q.drop,
                    "inj_packets": c["inj_packets"] + took}
             ejs = list(net.ej[n])
             m.d.comb += [e.ready.eq(1) for e in ejs]
@@ -148,7 +146,6 @@ class DeflectionGen(wiring.Component):
             # (c + 1 - t0 mod 2^k) mod 2^k: the latency while it is below 2^k (module doc)
             lats = [Mux(v, (cycle[:k] + 1 - t)[:k], 0) for v, t in zip(got, f_t0)]
             upd["ej_packets"] = c["ej_packets"] + _tree(got, lambda a, b: a + b)
-            c["inj_flits"], c["ej_flits"] = c["inj_packets"], c["ej_packets"]     # one flit a packet
             upd["lat_sum"] = c["lat_sum"] + _tree(lats, lambda a, b: a + b)
             # lat_max < 2^k: only its low k bits are a register, the rest stay 0
             lat_max = c["lat_max"][:k]
@@ -164,8 +161,7 @@ class DeflectionGen(wiring.Component):
                 m.d.comb += getattr(self, name)[n].eq(c[name])
                 if name in upd:
                     m.d.sync += c[name].eq(upd[name])
-        with m.If(self.clear):
-            m.d.sync += [cycle.eq(0)] + [s.eq(0) for name in COUNTERS for s in count[name]]
+        clear_counters(m, self, count)
         if self.loadable:
             self._swap(m, cycle, epoch, injected, taken)
         return m
