@@ -17,6 +17,7 @@ first unstable one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -26,11 +27,8 @@ from permnet.gen.routing.allocation import ALLOCATORS, OFFER_AHEAD
 from permnet.sim.netsim import kernel
 from permnet.sim.netsim.traffic import Traffic
 
-__all__ = ["ALLOCATORS", "SWITCHING", "Config", "Result", "Sweep", "simulate", "sweep", "loads", "zero_load_latency",
-           "NetsimDeadlock"]
-
-
-SWITCHING = ("vct", "wormhole", "deflection")
+__all__ = ["ALLOCATORS", "SWITCHING", "MODELS", "Model", "Config", "Result", "Sweep", "simulate", "sweep", "loads",
+           "zero_load_latency", "NetsimDeadlock"]
 
 
 class NetsimDeadlock(PermnetError):
@@ -65,23 +63,12 @@ class Config:
     side_buffer: int = 0            # deflection, model only: MinBD-style side-buffer flits per node (spec "Options")
 
     def check(self, max_hops: int) -> "Config":
-        vcs = max(max_hops, 1) if self.vcs is None else self.vcs
-        require(self.switching == "deflection" or (isinstance(vcs, int) and 1 <= vcs <= MAX_VCS),
-                f"vcs must be in 1..{MAX_VCS}, got {vcs}")
-        require(self.switching in SWITCHING, f"switching must be {', '.join(SWITCHING)}, got {self.switching!r}")
-        if self.switching == "deflection":
-            bad = [f for f, v in (("vcs", self.vcs), ("buffer", self.buffer != 8), ("lanes", self.lanes),
-                                  ("ejection", self.ejection != "vc"), ("credit_stages", self.credit_stages),
-                                  ("allocator", self.allocator != "combined")) if v]
-            require(not bad, f"{', '.join(bad)} mean(s) nothing for deflection switching (bufferless: no VCs, "
-                             f"buffers, lanes, credits or VC allocator)")
-            require(self.packet_size == 1, f"deflection switching carries single-flit packets, got packet size "
-                                           f"{self.packet_size}")
+        """The configuration a run uses: the fields every router model reads checked here, then the
+        router's own by its model (:data:`MODELS`, by ``switching``), which returns the configuration
+        (the VC model fills in ``vcs``)."""
+        require(self.switching in MODELS, f"switching must be {', '.join(SWITCHING)}, got {self.switching!r}")
         require(1 <= self.buffer <= 1024, f"buffer must be 1..1024 flits per VC, got {self.buffer}")
         require(1 <= self.packet_size <= 1024, f"packet size must be 1..1024 flits, got {self.packet_size}")
-        require(self.switching == "wormhole" or self.packet_size <= self.buffer,
-                f"virtual cut-through needs a VC buffer ({self.buffer} flits) that holds a packet "
-                f"({self.packet_size} flits)")
         require(isinstance(self.link_stages, int) and 0 <= self.link_stages <= 16,
                 f"link stages must be 0..16, got {self.link_stages}")
         require(isinstance(self.credit_stages, int) and 0 <= self.credit_stages <= 16,
@@ -94,12 +81,69 @@ class Config:
         require(0 <= self.warmup <= 10**7 and 1 <= self.cycles <= 10**7,
                 f"warmup must be 0..1e7 and cycles 1..1e7, got {self.warmup}, {self.cycles}")
         require(self.timeout >= 1, f"timeout must be >= 1 cycle, got {self.timeout}")
-        require(self.switching == "deflection" or (self.ejection_width == 2
-                                                    and self.deflection_allocator == "permutation"
-                                                    and self.deflect == "any" and self.side_buffer == 0),
-                "ejection width, deflection allocator, deflect and side buffer are for deflection switching only")
-        from dataclasses import replace
-        return replace(self, vcs=vcs) if self.switching != "deflection" else self    # a deflection router has no VCs
+        return MODELS[self.switching].check(self, max_hops)
+
+    def packet_limit(self) -> int | None:
+        """The longest packet a trace may hold on this router (virtual cut-through: a VC buffer), None for any."""
+        return MODELS[self.switching].packet_limit(self)
+
+
+def _vc_check(cfg: Config, max_hops: int) -> Config:
+    """The VC router's fields: ``vcs`` (default the longest route), a packet that fits a VC buffer
+    under virtual cut-through, and none of the deflection router's."""
+    from dataclasses import replace
+
+    vcs = max(max_hops, 1) if cfg.vcs is None else cfg.vcs
+    require(isinstance(vcs, int) and 1 <= vcs <= MAX_VCS, f"vcs must be in 1..{MAX_VCS}, got {vcs}")
+    require(cfg.switching == "wormhole" or cfg.packet_size <= cfg.buffer,
+            f"virtual cut-through needs a VC buffer ({cfg.buffer} flits) that holds a packet "
+            f"({cfg.packet_size} flits)")
+    require(cfg.ejection_width == 2 and cfg.deflection_allocator == "permutation" and cfg.deflect == "any"
+            and cfg.side_buffer == 0,
+            "ejection width, deflection allocator, deflect and side buffer are for deflection switching only")
+    return replace(cfg, vcs=vcs)
+
+
+def _deflection_check(cfg: Config, max_hops: int) -> Config:
+    """The deflection router's fields: single-flit packets and none of the VC router's (it has no VCs,
+    buffers, lanes, credits or VC allocator); the rest when the planes are known
+    (:func:`permnet.sim.netsim.deflect.check`)."""
+    bad = [f for f, v in (("vcs", cfg.vcs), ("buffer", cfg.buffer != 8), ("lanes", cfg.lanes),
+                          ("ejection", cfg.ejection != "vc"), ("credit_stages", cfg.credit_stages),
+                          ("allocator", cfg.allocator != "combined")) if v]
+    require(not bad, f"{', '.join(bad)} mean(s) nothing for deflection switching (bufferless: no VCs, "
+                     f"buffers, lanes, credits or VC allocator)")
+    require(cfg.packet_size == 1, f"deflection switching carries single-flit packets, got packet size "
+                                  f"{cfg.packet_size}")
+    return cfg
+
+
+def _deflection_simulate(net, traffic, load, cfg, name=None):
+    from permnet.sim.netsim import deflect
+
+    return deflect.simulate(net, traffic, load, cfg, name)
+
+
+def _deflection_zero_load(table, cfg) -> float:
+    from permnet.sim.netsim import deflect
+
+    return deflect.zero_load_latency(table.planes, cfg.link_stages)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A router model of the simulator, picked by ``Config.switching`` (:data:`MODELS`):
+    ``check(config, max_hops)`` refuses what the router does not have and returns the configuration
+    it runs; ``simulate(net, traffic, load, config, name)`` one load point (a :class:`Result`);
+    ``zero_load_latency(table, config)``; ``packet_limit(config)`` the longest packet of a trace
+    (None: any; the model refuses what it cannot carry). A new router model is one entry of
+    :data:`MODELS` (and one :class:`permnet.routerkinds.RouterKind` naming its switching)."""
+
+    name: str
+    check: Callable
+    simulate: Callable
+    zero_load_latency: Callable
+    packet_limit: Callable
 
 
 @dataclass
@@ -255,13 +299,16 @@ def _interruptible(*args, fn=None, **kw):
 
 
 def simulate(net, traffic: Traffic, load: float, config: Config = Config(), name: str | None = None) -> Result:
-    """Simulate one load (packets per node per cycle; ignored for a trace)."""
+    """Simulate one load (packets per node per cycle; ignored for a trace) on the router model of
+    ``config.switching`` (:data:`MODELS`)."""
     table = net.table if hasattr(net, "table") else net
     cfg = config.check(table.max_hops)
-    if cfg.switching == "deflection":
-        from permnet.sim.netsim import deflect
+    return MODELS[cfg.switching].simulate(net, traffic, load, cfg, name)
 
-        return deflect.simulate(net, traffic, load, cfg, name)
+
+def _vc_simulate(net, traffic: Traffic, load: float, cfg: Config, name: str | None = None) -> Result:
+    """One load point of the VC router model (:mod:`permnet.sim.netsim.kernel`); ``cfg`` checked."""
+    table = net.table if hasattr(net, "table") else net
     S, M = table.planes.shape
     require(traffic.kind == kernel.TRACE or (np.isfinite(load) and 0 < load <= 1),
             f"load {load:g} is outside (0, 1] packets per node per cycle")
@@ -330,10 +377,15 @@ def sweep(net, traffic: Traffic, load_list, config: Config = Config(), stop_afte
 def finish_sweep(net, traffic: Traffic, points: list, saturation, config: Config) -> Sweep:
     """The :class:`Sweep` of ``points`` (in load order), with the network's zero-load latency."""
     table = net.table if hasattr(net, "table") else net
-    if config.switching == "deflection":
-        from permnet.sim.netsim import deflect
-
-        zl = deflect.zero_load_latency(table.planes, config.link_stages)
-    else:
-        zl = zero_load_latency(table, config.packet_size, config.link_stages, config.allocator)
+    zl = MODELS[config.switching].zero_load_latency(table, config)
     return Sweep(points[0].topology if points else "", traffic.name, points, saturation, zl)
+
+
+_VC = Model("vc", _vc_check, _vc_simulate,
+            lambda table, cfg: zero_load_latency(table, cfg.packet_size, cfg.link_stages, cfg.allocator),
+            lambda cfg: None if cfg.switching == "wormhole" else cfg.buffer)
+#: the simulator's router model of each switching (``Config.switching``)
+MODELS = {"vct": _VC, "wormhole": _VC,
+          "deflection": Model("deflection", _deflection_check, _deflection_simulate, _deflection_zero_load,
+                              lambda cfg: None)}
+SWITCHING = tuple(MODELS)
