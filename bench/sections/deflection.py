@@ -152,7 +152,8 @@ def _kernel_args(net, load, warmup, window):
     e = np.zeros(0, dtype=np.int64)
     return (planes, masks, dist, 2, False, 1, (1 << age_bits(M, S, D, 1)) - 1, 256, deflect_kernel.UNIFORM,
             np.zeros(1, np.int64), float(load), 0, 0.0, np.zeros((1, 1)), e, e, e, warmup, window,
-            warmup + 5 * window, 1, 0, np.zeros((0, 1, 1), np.uint8))
+            warmup + 5 * window, 1, 0, np.zeros((0, 1, 1), np.uint8),
+            np.zeros(1, np.int64), np.zeros_like(masks), 0)     # stop, neutral, B: netsim's signature
 
 
 @case("netsim deflection LDI(64,4) uniform 0.3, E=2, permutation, s per 1e5 router-cycles",

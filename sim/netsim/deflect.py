@@ -98,10 +98,9 @@ def _run(planes, dist, masks, diameter, *, E, allocator, link_stages, qcap, kind
     S, M = planes.shape
     K = 1 + link_stages
     age_max = (1 << age_bits(M, S, diameter, K, side_buffer)) - 1
-    opts = {}
-    if deflect != "any" or side_buffer:
-        # one compiled signature for every option (a neutral mask of 0 is the default's rule)
-        opts = dict(neutral=_neutral(planes, dist) if deflect == "nearest" else np.zeros_like(masks), B=side_buffer)
+    # one compiled signature for every option, the default's included (a neutral mask of 0 is
+    # the default's rule): a second signature of this kernel is a second compilation of 15-40 s
+    opts = dict(neutral=_neutral(planes, dist) if deflect == "nearest" else np.zeros_like(masks), B=side_buffer)
     require(M * qcap <= 1 << 24, f"the simulator state would be too large: {M} nodes x {qcap}-packet source queues")
     return _interruptible(planes, masks, dist, E, allocator == "ideal", K, age_max, qcap, kind, dest, float(rate),
                           hot, float(hot_frac), cdf, tc, ts, td, warmup, window, max_cycles, seed, logcap, ej_ready,
