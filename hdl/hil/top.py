@@ -25,6 +25,9 @@ multiplexers in cycle t-1, under the slot shown then).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
@@ -42,7 +45,7 @@ from permnet.hdl.hil.prbs import PrbsBank
 from permnet.hdl.hil.uart import UartRx, UartTx
 from permnet.hdl.nexthop import LdiNextHop, LdiNextHopTable
 
-__all__ = ["HilTop", "DESIGNS", "generated", "register_map_text"]
+__all__ = ["HilTop", "DESIGNS", "NETWORK_DESIGNS", "NetworkDesign", "generated", "register_map_text"]
 
 DESIGNS = tuple(R.DESIGNS)       # each design is the blocks regmap.DESIGNS lists
 RX_FIFO_DEPTH = 32   # UART mode: bytes received while an answer is being sent
@@ -94,6 +97,7 @@ class HilTop(wiring.Component):
             self.M, self.S = M, S
             self.planes_kind = planes
             self.switching = switching
+            self.net_design = NETWORK_DESIGNS.get(switching)
             self.net = network_gen(M, S, planes=planes, flit_width=width, vcs=vcs, network=network,
                                    switching=switching, ejection=ejection, stages=stages)
         else:
@@ -129,7 +133,7 @@ class HilTop(wiring.Component):
         if self.has_net:
             parts.append(f"network LDI({self.M},{self.S})"
                          + (f" {self.planes_kind} planes" if self.planes_kind != "wires" else "")
-                         + (" deflection" if self.switching == "deflection" else ""))
+                         + self.net_design.label)
         major, minor = R.VERSION >> 16, R.VERSION & 0xFFFF
         return f"permnet HIL {major}.{minor}: " + ", ".join(parts) + f", {self.width}-bit"
 
@@ -348,51 +352,49 @@ class HilTop(wiring.Component):
 def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_FLIT_WIDTH,
                 vcs: int | None = None, network: str = "benes", switching: str = "vct",
                 ejection: int | None = None, stages: int | None = None):
-    """The network of the ``network`` design: LDI(M, S) with its family routing (route tables),
-    hop-indexed VCs (``vcs``, default as many as the longest route), 4-flit buffers,
-    ``flit_width``-bit flit payloads, 64-deep source queues
-    (:class:`permnet.hdl.hil.netgen.NetworkGen`). ``planes``: ``wires`` (fixed), or
-    ``crossbar`` / ``benes`` (``network``: ``benes`` or ``waksman``) planes loadable at run time
-    (:class:`permnet.hdl.planes.PlaneSet`) with loadable route tables and the drained swap
-    (:mod:`permnet.hdl.swapctl`), for new routes of up to ``vcs`` hops. ``switching``
-    ``deflection``: deflection routers instead (:class:`permnet.hdl.hil.deflgen.DeflectionGen`),
-    ``ejection`` ports (E, default 2) and ``stages`` (P, 1 or 2, default 1) per router, on wire
-    planes or on run-time ``crossbar`` / ``benes`` planes with loadable productive masks, swapped
-    without a drain."""
+    """The network of the ``network`` design: LDI(M, S) with its family routing, ``flit_width``-bit
+    flit payloads, 64-deep source queues, its routers those of ``switching``
+    (:data:`NETWORK_DESIGNS`). ``planes``: ``wires`` (fixed), or ``crossbar`` / ``benes``
+    (``network``: ``benes`` or ``waksman``) planes loadable at run time
+    (:class:`permnet.hdl.planes.PlaneSet`) with the routers' loadable tables and the swap.
+
+    ``vct``: VC routers (:class:`permnet.hdl.hil.netgen.NetworkGen`), route tables, hop-indexed
+    VCs (``vcs``, default as many as the longest route), 4-flit buffers, the drained swap
+    (:mod:`permnet.hdl.swapctl`) for new routes of up to ``vcs`` hops. ``deflection``: deflection
+    routers (:class:`permnet.hdl.hil.deflgen.DeflectionGen`), ``ejection`` ports (E, default 2)
+    and ``stages`` (P, 1 or 2, default 1) per router, loadable productive masks, swapped without
+    a drain."""
     from permnet.gen.planes import runtime
     from permnet.gen.routing import tables
-    from permnet.hdl.hil.netgen import NetworkGen
     from permnet.hdl.netip import PLANE_KINDS
-    from permnet.hdl.planes import PlaneSet
 
     ldi.check_params(M, S)
     require(M <= R.MAX_NET_NODES, f"the network design holds at most {R.MAX_NET_NODES} nodes, got M={M}")
     require(planes in PLANE_KINDS, f"unknown planes {planes!r} (one of {', '.join(PLANE_KINDS)})")
     t = tables.network("ldi", M, S).table
-    require(switching in ("vct", "deflection"), f"the network design's switching is vct or deflection, "
+    require(switching in NETWORK_DESIGNS, f"the network design's switching is {' or '.join(NETWORK_DESIGNS)}, "
             f"got {switching!r}")
     if planes != "wires":
         entry_bits = runtime.data_bits(planes, M, network)
         require(entry_bits <= 32, f"{planes} planes of {M} ports have {entry_bits}-bit entries; "
                 "the link writes 32 bits (Beneš planes: M <= 32)")
-    if switching == "deflection":
-        from permnet.hdl.hil.deflgen import DeflectionGen
+    design = NETWORK_DESIGNS[switching]
+    options = {"vcs": vcs, "ejection": ejection, "stages": stages}
+    bad = [flag for name, flag in NETWORK_OPTIONS.items() if options[name] is not None and name not in design.options]
+    require(not bad, f"{' and '.join(bad)} mean(s) nothing with --switching {switching}")
+    return design.build(t, planes, network, flit_width, **{n: options[n] for n in design.options})
 
-        require(vcs is None, "--vcs means nothing with --switching deflection (bufferless: no VCs)")
-        E, P = 2 if ejection is None else ejection, 1 if stages is None else stages
-        require(isinstance(E, int) and 1 <= E <= S, f"--ejection-width must be 1..S = {S}, got {E}")
-        require(P in (1, 2), f"--stages must be 1 or 2, got {P}")
-        require(planes != "benes" or network == "benes", "--network waksman: the deflection network's run-time "
-                "Beneš planes are benes")
-        return DeflectionGen(t.planes.tolist(), ejection=E, stages=P, flit_width=flit_width, queue=NET_QUEUE,
-                             plane_kind=planes)
-    require(ejection is None and stages is None, "--ejection-width and --stages need --switching deflection")
+
+def _vc_network(t, planes, network, flit_width, vcs=None):
+    from permnet.gen.limits import RTL_VC_BUFFERS
+    from permnet.hdl.hil.netgen import NetworkGen
+    from permnet.hdl.planes import PlaneSet
+
+    S, M = t.planes.shape
     vcs = vcs or t.max_hops
     require(vcs >= t.max_hops, f"--vcs {vcs} is below the longest route ({t.max_hops} hops): hop-indexed VCs "
             "could deadlock")
     require(vcs <= 15, f"--vcs must be at most 15 (netgen_info holds 4 bits), got {vcs}")
-    from permnet.gen.limits import RTL_VC_BUFFERS
-
     require(M * S * vcs <= RTL_VC_BUFFERS, f"the network design elaborates M*S*vcs <= {RTL_VC_BUFFERS} VC buffers "
             f"(as permnet rtl network); got {M}*{S}*{vcs} = {M * S * vcs}")
     if planes == "wires":
@@ -402,6 +404,56 @@ def network_gen(M: int, S: int, *, planes: str = "wires", flit_width: int = NET_
     return NetworkGen(rows, t.length.tolist(), t.hops.tolist(), vcs=vcs, buffer=NET_BUFFER,
                       flit_width=flit_width, queue=NET_QUEUE, swap=True,
                       plane_set=lambda fw, bw: PlaneSet(M, S, fw, bw, planes, rows, network=network, gate_bits=1))
+
+
+def _deflection_network(t, planes, network, flit_width, ejection=None, stages=None):
+    from permnet.hdl.hil.deflgen import DeflectionGen
+
+    S = t.planes.shape[0]
+    E, P = 2 if ejection is None else ejection, 1 if stages is None else stages
+    require(isinstance(E, int) and 1 <= E <= S, f"--ejection-width must be 1..S = {S}, got {E}")
+    require(P in (1, 2), f"--stages must be 1 or 2, got {P}")
+    require(planes != "benes" or network == "benes", "--network waksman: the deflection network's run-time "
+            "Beneš planes are benes")
+    return DeflectionGen(t.planes.tolist(), ejection=E, stages=P, flit_width=flit_width, queue=NET_QUEUE,
+                         plane_kind=planes)
+
+
+@dataclass(frozen=True)
+class NetworkDesign:
+    """The routers of the ``network`` design for one switching (:data:`NETWORK_DESIGNS`):
+    ``build(table, planes, network, flit_width, **options)`` the live-traffic network from the
+    family's route table and the keywords of ``options`` (of :data:`NETWORK_OPTIONS`; any other
+    one given is refused); ``info(net)`` the words of ``netgen_info`` and ``netgen_info2``
+    (:mod:`permnet.hil.netrun` reads the kind from them); ``plane_info(net)`` the run-time plane
+    set and the word of ``netplanes_info2``; ``label`` what the identifier adds."""
+
+    build: Callable
+    options: tuple
+    info: Callable
+    plane_info: Callable
+    label: str = ""
+
+
+#: the network design's router options (HilTop keywords) and their CLI flags
+NETWORK_OPTIONS = {"vcs": "--vcs", "ejection": "--ejection-width", "stages": "--stages"}
+
+#: the network design's routers by switching (:mod:`permnet.routerkinds` names the same kinds)
+NETWORK_DESIGNS = {
+    # VCs, log2 buffer and lanes in the info words; the route table's entries and hop limit in info2
+    "vct": NetworkDesign(
+        _vc_network, ("vcs",),
+        lambda net: (net.M | (net.S << 16) | (net.V << 24) | ((net.B.bit_length() - 1) << 28),
+                     net.W | (net.Q << 8) | (net.L << 24)),
+        lambda net: (net.ip.planes,
+                     ((1 << net.route_addr_bits) if net.router == "table" else net.S) | (net.H << 16))),
+    # VCs 0 marks deflection routers: stages in place of log2 buffer, ejection ports in place of lanes;
+    # a node's masks, one per destination, and no hop limit (0): every plane a permutation routes
+    "deflection": NetworkDesign(
+        _deflection_network, ("ejection", "stages"),
+        lambda net: (net.M | (net.S << 16) | (net.P << 28), net.W | (net.Q << 8) | (net.E << 24)),
+        lambda net: (net.net.plane_set, net.M), " deflection"),
+}
 
 
 def _net_elaborate(self, m, regs, wdata):
@@ -428,13 +480,7 @@ def _net_elaborate(self, m, regs, wdata):
     m.d.comb += [net.perm[n].eq(perm[n]) for n in range(net.M)]
     values = {name: r[name] for name in names} | {"perm": perm, "cycle": net.cycle}
     values |= {name: [getattr(net, name)[n] for n in range(net.M)] for name in R.NET_COUNTERS}
-    if getattr(net, "switching", "vct") == "deflection":
-        # VCs 0 marks deflection routers: stages in place of log2 buffer, ejection ports in place of lanes
-        values["info"] = net.M | (net.S << 16) | (net.P << 28)
-        values["info2"] = net.W | (net.Q << 8) | (net.E << 24)
-    else:
-        values["info"] = net.M | (net.S << 16) | (net.V << 24) | ((net.B.bit_length() - 1) << 28)
-        values["info2"] = net.W | (net.Q << 8) | (net.L << 24)
+    values["info"], values["info2"] = self.net_design.info(net)
     regs.read(values)
     regs.check()
 
@@ -483,12 +529,7 @@ def _planes_elaborate(self, m, regs, wdata):
         m.d.sync += [swaps.eq(swaps + 1), swap_cycle.eq(net.cycle - 1)]
     with m.If(net.clear):
         m.d.sync += [swaps.eq(0), swap_cycle.eq(0)]
-    if getattr(net, "switching", "vct") == "deflection":
-        # a node's masks, one per destination; no hop limit (0): every plane a permutation routes
-        ps, rt_info = net.net.plane_set, net.M
-    else:
-        ps = net.ip.planes
-        rt_info = ((1 << net.route_addr_bits) if net.router == "table" else net.S) | (net.H << 16)
+    ps, rt_info = self.net_design.plane_info(net)
     info = R.PLANE_KIND_CODES[kind] | (int(ps.network == "waksman") << 8) | (ps.entries << 16)
     regs.read(values | {"info": info, "info2": rt_info, "plane_rb": cfg.rdata,
                         "rt_rb": rt.rdata, "status": Cat(net.swap_draining, net.idle, Const(0, 14), swaps),
