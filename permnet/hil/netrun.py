@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -111,28 +112,26 @@ class NetworkRunReport:
         p = self.params
         last = (f"last delivered by cycle {self.last_delivery}" if self.last_delivery is not None
                 else "delivery times not predicted (swap)")
-        routers = (f"deflection routers, {n['ejection']} ejection port(s), {n['stages']} stage(s)"
-                   if n.get("switching") == "deflection" else
-                   f"{n['vcs']} VCs x {n['buffer']} flits, {n['lanes']} lanes")
+        kind = DEVICE_ROUTERS[n.get("switching", "vct")]
+        routers = kind.describe(n)
         out = [f"network LDI({n['M']},{n['S']}): {routers}, "
                f"{n['queue']}-packet source queues, {n['planes']} planes",
                f"traffic {p['pattern']}, rate {p['rate']}/65536, {p['size']} flits, seed {p['seed']}: "
                f"cycles {self.start}..{self.stop - 1}, {self.packets} packets, {last}"]
         if self.planes:
-            routes = "mask" if n.get("switching") == "deflection" else "route"
             out.append(f"planes loaded from {self.planes}: {self.readback.get('planes', 0)} plane entries and "
-                       f"{self.readback.get('routes', 0)} {routes} entries read back")
+                       f"{self.readback.get('routes', 0)} {kind.route_word} entries read back")
         if self.swap and "old_flits_left" in self.swap:
             w = self.swap
             out.append(f"swap to {w['to']}: requested in cycle {w['at']}, committed in cycle {w['committed']} "
                        f"without a drain ({w['swaps']} swap), the last flit injected before it ejected "
                        f"{w['old_flits_left']} cycles later; {w['readback_planes']} plane and "
-                       f"{w['readback_routes']} mask entries read back")
+                       f"{w['readback_routes']} {kind.route_word} entries read back")
         elif self.swap:
             w = self.swap
             out.append(f"swap to {w['to']}: requested in cycle {w['at']}, committed in cycle {w['committed']} "
                        f"after {w['cycles']} cycles of drain ({w['swaps']} swap); {w['readback_planes']} plane "
-                       f"and {w['readback_routes']} route entries read back")
+                       f"and {w['readback_routes']} {kind.route_word} entries read back")
         side = self.model if self.compared == "exact" else "trace"
         out.append(f"counter         device, per node  |  {side}, per node")
         for name in R.NET_COUNTERS:
@@ -163,11 +162,9 @@ def _network_info(link: Link) -> dict:
                        "build it with --design network")
     a, b = link.reg("netgen", "info"), link.reg("netgen", "info2")
     c, d = link.read(R.addr("netplanes", "info"), 2)
-    # VCs 0: deflection routers (netgen_info): stages in the buffer field, ejection ports in the lanes'
-    deflection = not a >> 24 & 0xF
-    kinds = {"switching": "deflection", "stages": a >> 28, "ejection": b >> 24} if deflection else \
-        {"switching": "vct", "vcs": a >> 24 & 0xF, "buffer": 1 << (a >> 28), "lanes": b >> 24}
-    return {"M": a & 0xFFFF, "S": a >> 16 & 0xFF, **kinds, "flit_width": b & 0xFF, "queue": b >> 8 & 0xFFFF,
+    routers = next(k for k in DEVICE_ROUTERS.values() if k.matches(a, b))
+    return {"M": a & 0xFFFF, "S": a >> 16 & 0xFF, "switching": routers.switching, **routers.fields(a, b),
+            "flit_width": b & 0xFF, "queue": b >> 8 & 0xFFFF,
             "planes": KINDS.get(c & 0xFF, f"unknown ({c & 0xFF})"), "network": "waksman" if c >> 8 & 1 else "benes",
             "plane_entries": c >> 16, "route_entries": d & 0xFFFF}
 
@@ -275,6 +272,64 @@ def deflection_predict(reset, rows, *, E: int, P: int, planes=None, swap_at: int
     if swap_at is not None:
         out["old_flits_left"] = old_left
     return out
+
+
+@dataclass(frozen=True)
+class DeviceRouters:
+    """The host's side of one router kind of the network design (:data:`DEVICE_ROUTERS`, by the
+    switching :data:`permnet.hdl.hil.top.NETWORK_DESIGNS` builds): ``matches(info, info2)``: the
+    ``netgen_info`` words are this kind's; ``fields(info, info2)`` the kind's fields in them;
+    ``describe(net)`` the report's words for the routers; ``route_word`` what a route entry is;
+    ``single_flit``: packets of one flit (a size not chosen becomes 1); ``load(path, net, reset)``
+    the plane and route words (:class:`permnet.planeload.SwapLoad`) of a planes file;
+    ``config(net, drain)`` netsim's configuration of the device; ``predict_swap(reset, rows, net,
+    planes, swap_at, new)``: the exact model with loaded planes or a swap (the swap commits without
+    a drain), or None: netsim without a swap, the trace's conservation with one (a drained swap)."""
+
+    switching: str
+    matches: Callable
+    fields: Callable
+    describe: Callable
+    route_word: str
+    single_flit: bool
+    load: Callable
+    config: Callable
+    predict_swap: Callable | None = None
+
+
+def _vc_load(path, net, reset):
+    from permnet.planeload import swap_load
+
+    return swap_load(path, device_routes(net, reset), net["planes"], net["network"])
+
+
+def _vc_config(net, drain):
+    from permnet.sim.netsim import Config
+
+    return Config(vcs=net["vcs"], buffer=net["buffer"], lanes=net["lanes"], drain=drain)
+
+
+def _deflection_config(net, drain):
+    from permnet.sim.netsim import Config
+
+    return Config(switching="deflection", packet_size=1, ejection_width=net["ejection"],
+                  link_stages=net["stages"] - 1, drain=drain)
+
+
+#: the network design's router kinds as the host sees them, by switching; VCs 0 in ``netgen_info``
+#: marks deflection routers (stages in the buffer field, ejection ports in the lanes')
+DEVICE_ROUTERS = {
+    "vct": DeviceRouters(
+        "vct", lambda a, b: a >> 24 & 0xF != 0,
+        lambda a, b: {"vcs": a >> 24 & 0xF, "buffer": 1 << (a >> 28), "lanes": b >> 24},
+        lambda n: f"{n['vcs']} VCs x {n['buffer']} flits, {n['lanes']} lanes", "route", False, _vc_load, _vc_config),
+    "deflection": DeviceRouters(
+        "deflection", lambda a, b: a >> 24 & 0xF == 0, lambda a, b: {"stages": a >> 28, "ejection": b >> 24},
+        lambda n: f"deflection routers, {n['ejection']} ejection port(s), {n['stages']} stage(s)", "mask", True,
+        lambda path, net, reset: deflection_load(path, net["M"], net["S"], net["planes"]), _deflection_config,
+        lambda reset, rows, net, planes, swap_at, new: deflection_predict(
+            reset, rows, E=net["ejection"], P=net["stages"], planes=planes, swap_at=swap_at, new=new)),
+}
 
 
 def _check_traffic(M: int, params: GenParams, planes_sets) -> None:
@@ -400,8 +455,6 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
     becomes 1 there)."""
     from dataclasses import replace
     from permnet.gen.routing import tables
-    from permnet.planeload import swap_load
-    from permnet.sim.netsim import Config
 
     require(1 <= cycles <= 1 << 30 and 0 <= start <= 1 << 30, "--cycles must be 1..2^30 (and start 0..2^30)")
     stop = start + cycles
@@ -415,43 +468,34 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
     with Link(url, timeout=timeout) as link:
         net = _network_info(link)
         M, S = net["M"], net["S"]
-        deflection = net["switching"] == "deflection"
-        if deflection and size_default:
+        kind = DEVICE_ROUTERS[net["switching"]]
+        if kind.single_flit and size_default:
             params = replace(params, size=1)
-        require(not deflection or params.size == 1, f"{url}: the device's routers deflect (single-flit packets): "
-                f"give --packet-size 1, not {params.size}")
+        require(not kind.single_flit or params.size == 1, f"{url}: the device's routers carry single-flit packets "
+                f"({kind.describe(net)}): give --packet-size 1, not {params.size}")
         params.check(M)
         reset = tables.network("ldi", M, S).table
-        routes = None if net["planes"] == "wires" else True if deflection else device_routes(net, reset)
+        loadable = net["planes"] != "wires"
         first = second = None
         if planes is not None or swap_to is not None:
-            require(routes is not None, f"{url}: the device's planes are wires, not loadable; build the model "
+            require(loadable, f"{url}: the device's planes are wires, not loadable; build the model "
                     "with --planes crossbar (or benes)")
-
-            def load(path):
-                if deflection:
-                    return deflection_load(path, M, S, net["planes"])
-                return swap_load(path, routes, net["planes"], net["network"])
-
-            first = load(planes) if planes is not None else None
-            second = load(swap_to) if swap_to is not None else None
+            first = kind.load(planes, net, reset) if planes is not None else None
+            second = kind.load(swap_to, net, reset) if swap_to is not None else None
         _check_traffic(M, params, [w.table.planes for w in (first, second) if w is not None])
         rows = trace(M, params, start, stop)
         t = time.perf_counter()
-        if deflection and (first is not None or second is not None):
-            want = deflection_predict(reset.planes, rows, E=net["ejection"], P=net["stages"],
-                                      planes=first.table.planes if first is not None else None,
-                                      swap_at=swap_at if second is not None else None,
-                                      new=second.table.planes if second is not None else None)
+        exact_swap = kind.predict_swap is not None and (first is not None or second is not None)
+        if exact_swap:
+            want = kind.predict_swap(reset.planes, rows, net, first.table.planes if first is not None else None,
+                                     swap_at if second is not None else None,
+                                     second.table.planes if second is not None else None)
             last = want.pop("cycles")
             old_left = want.pop("old_flits_left", None)
             compared = "exact"
         elif second is None:
-            config = (Config(switching="deflection", packet_size=1, ejection_width=net["ejection"],
-                             link_stages=net["stages"] - 1, drain=max(4 * cycles, 10_000)) if deflection else
-                      Config(vcs=net["vcs"], buffer=net["buffer"], lanes=net["lanes"],
-                             drain=max(4 * cycles, 10_000)))
-            want = _predict(first.table if first is not None else reset, rows, config)
+            want = _predict(first.table if first is not None else reset, rows,
+                            kind.config(net, drain=max(4 * cycles, 10_000)))
             last = want.pop("cycles")
             compared = "exact"
         else:
@@ -461,8 +505,7 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
                                           "seed": params.seed, "hot": params.hot, "hot_frac": params.hot_frac},
                                start, stop, len(rows), last, want=want, timing=timing, compared=compared,
                                planes=None if planes is None else str(planes),
-                               model="route_step" if deflection and (first is not None or second is not None)
-                               else "netsim")
+                               model="route_step" if exact_swap else "netsim")
         seed = params.seed
         regs = {"pattern": PATTERNS.index(params.pattern), "rate": params.rate, "size": params.size,
                 "seed_lo": seed & 0xFFFFFFFF, "seed_hi": seed >> 32, "hot": params.hot,
@@ -472,9 +515,9 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
             link.set_reg("netgen", name, v)
         if params.perm is not None:
             link.write(R.addr("netgen", "perm"), [int(d) for d in params.perm])
-        if routes is not None:
+        if loadable:
             link.set_reg("netplanes", "swap_at", R.NO_SWAP)
-        link.set_reg("netgen", "ctrl", 3 if routes is not None else 1)     # clear; hold while loading
+        link.set_reg("netgen", "ctrl", 3 if loadable else 1)     # clear; hold while loading
         if first is not None:
             _load(link, first)
             link.set_reg("netplanes", "swap", 1)
@@ -486,7 +529,7 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
             _load(link, second)
             link.set_reg("netplanes", "swap_at", swap_at)
         rep.timing["load_s"] = time.perf_counter() - t
-        if routes is not None:
+        if loadable:
             link.set_reg("netgen", "ctrl", 0)          # run
         t = time.perf_counter()
         deadline = time.monotonic() + max_seconds
@@ -515,7 +558,7 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
             rep.swap = {"to": str(swap_to), "at": swap_at, "committed": committed, "cycles": swap_cycles,
                         "swaps": (status >> 16) - done, "readback_planes": counts["planes"],
                         "readback_routes": counts["routes"]}
-            if deflection:      # committed at the request; swap_cycles: until the last old flit left
+            if kind.predict_swap is not None:   # committed at the request; swap_cycles: until the last old flit left
                 rep.swap |= {"cycles": 0, "old_flits_left": swap_cycles, "old_flits_left_model": old_left}
                 if swap_cycles != old_left:
                     rep.diffs.append(["old_flits_left", None, swap_cycles, old_left])
