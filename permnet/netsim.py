@@ -12,11 +12,6 @@ from permnet.gen.errors import require
 
 __all__ = ["NetsimRequest", "NetsimReport", "run", "build", "deadlock"]
 
-# the options of one router kind only
-VC_ONLY = ("--vcs", "--buffer", "--credit-stages", "--allocator", "--lanes", "--ejection")
-DEFLECTION_ONLY = ("--ejection-width", "--deflection-allocator", "--deflect", "--side-buffer")
-
-
 @dataclass
 class NetsimRequest:
     topologies: list
@@ -37,7 +32,8 @@ class NetsimRequest:
     merge: str | None = None
     symmetric: bool = False
     traffic_matrix: str | None = None  # a demand file or pattern (permnet.trafficfiles.read_demand)
-    given: tuple = ()                  # the options given on the command line ("--vcs", ...): checked against --switching
+    given: tuple = ()                  # the options given on the command line ("--vcs", ...): checked against
+                                       # the router kind of --switching (permnet.routerkinds)
     workers: int = 1                   # local processes running the load points (issue 44)
     scheduler: str | None = None       # a Dask scheduler address, or "local" (a LocalCluster here)
 
@@ -107,18 +103,20 @@ def _check_vcs(net, config, allow: bool, hint: str = " (--allow-deadlock runs it
 
 
 def run(req: NetsimRequest, config) -> NetsimReport:
-    """Simulate every topology of ``req`` at every load; write ``outdir`` if asked."""
+    """Simulate every topology of ``req`` at every load; write ``outdir`` if asked. The options of
+    ``req.given`` are checked against the router kind of ``config.switching``
+    (:func:`permnet.routerkinds.check_options`), whose ``netsim_defaults`` replace the fields of
+    ``config`` whose option was not given (deflection: single-flit packets)."""
+    from dataclasses import replace
+
     from permnet.fileio import atomic_dir, dumps_json, read_text, atomic_write
+    from permnet.routerkinds import check_options
     from permnet.sim import netsim
 
     require(req.topologies, "no topology given")
-    if config.switching == "deflection":
-        bad = [o for o in req.given if o in VC_ONLY]
-        require(not bad, f"{', '.join(bad)}: meaningless with --switching deflection (a bufferless router has no "
-                         f"VCs, buffers, credits, injection lanes, VC allocator or ejection modes)")
-    else:
-        bad = [o for o in req.given if o in DEFLECTION_ONLY]
-        require(not bad, f"{', '.join(bad)}: only with --switching deflection")
+    given = {flag[2:].replace("-", "_"): flag for flag in req.given}
+    kind = check_options(config.switching, "netsim", given)
+    config = replace(config, **{k: v for k, v in kind.netsim_defaults.items() if k not in given})
     require(req.trace is None or req.traffic_matrix is None, "--trace and --traffic-matrix exclude each other")
     require(req.traffic is None or req.traffic_matrix is None,
             "--traffic and --traffic-matrix exclude each other (the matrix gives every destination)")
@@ -134,9 +132,7 @@ def run(req: NetsimRequest, config) -> NetsimReport:
         net = build(topo, req.nodes, req.degree, req.routing, req.chords, req.config, **req.ip())
         cfg = config.check(net.table.max_hops)
         if req.trace is not None:
-            traffic = netsim.parse_trace(read_text(req.trace), net.table.M,
-                                         None if cfg.switching in ("wormhole", "deflection") else cfg.buffer,
-                                         where=req.trace)
+            traffic = netsim.parse_trace(read_text(req.trace), net.table.M, cfg.packet_limit(), where=req.trace)
         elif req.traffic_matrix is not None:
             from permnet.trafficfiles import read_demand
 
@@ -144,7 +140,7 @@ def run(req: NetsimRequest, config) -> NetsimReport:
                                     req.traffic_matrix)
         else:
             traffic = netsim.pattern(req.traffic or "uniform", net.table.M, cfg.seed)
-        if cfg.switching != "deflection":
+        if kind.checks_vcs:
             _check_vcs(net, cfg, req.allow_deadlock)
         items.append((net, traffic, cfg))
     with Runner(req.workers, req.scheduler) as runner:  # the points, on local processes or Dask (issue 44)

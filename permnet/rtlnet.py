@@ -7,6 +7,11 @@ with AXI-Stream endpoints (:class:`permnet.hdl.netstream.NetworkStream`).
 This lives in the ``permnet`` package because it joins two layers the
 ``hdl`` package must keep apart: the RTL (``permnet.hdl``) and the model it
 is checked against (``permnet.sim.netsim``).
+
+:func:`router` and :func:`network` build the VC router kind,
+:func:`deflection_router` and :func:`deflection_network` the deflection router
+kind; which one a command builds is the kind's (:mod:`permnet.routerkinds`,
+``router_rtl`` and ``network_rtl``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import click
 from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, ip_family_options, parallel_options
 from permnet.gen.routing.deflection import ALLOCATORS as DEFLECTION_ALLOCATORS
 from permnet.gen.routing.deflection import DEFLECT
+from permnet.routerkinds import switchings
 from permnet.rtlnet import ALLOCATORS
 
 TOPOLOGIES = NET_TOPOLOGIES
@@ -39,7 +40,7 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--buffer", type=int, default=8, show_default=True, help="flits per VC buffer")
 @click.option("--packet-size", type=int, default=4, show_default=True,
               help="flits per packet (1 with --switching deflection unless given)")
-@click.option("--switching", type=click.Choice(["vct", "wormhole", "deflection"]), default="vct", show_default=True,
+@click.option("--switching", type=click.Choice(switchings("netsim")), default="vct", show_default=True,
               help="deflection: bufferless deflection routers (gen/routing/deflection.py), single-flit packets")
 @click.option("--ejection-width", type=int, default=2, show_default=True,
               help="--switching deflection: ejection ports per node, 1..S")
@@ -90,8 +91,6 @@ def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, rou
     ctx = click.get_current_context()
     given = tuple(f"--{name.replace('_', '-')}" for name in ctx.params
                   if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT))
-    if switching == "deflection" and "--packet-size" not in given:
-        packet_size = 1
     req = NetsimRequest([t.strip() for t in topology.split(",") if t.strip()], M, S, traffic, load, routing, chords,
                         trace, allow_deadlock, output, links, config, refine, levels, nucleus, merge, symmetric,
                         traffic_matrix, given, workers, scheduler)

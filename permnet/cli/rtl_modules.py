@@ -15,6 +15,7 @@ import click
 from permnet.cli.common import ints, ldi_options
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
+from permnet.routerkinds import KINDS, check_options, kind_options, switchings
 from permnet.rtlnet import ALLOCATORS, ENDPOINTS, ROUTER_CHOICES
 
 
@@ -123,7 +124,7 @@ def hil_param_options(f):
                      "1 or 2 (default 1)")(f)
     f = click.option("--ejection-width", type=int, default=None,
                      help="network, --switching deflection: ejection ports per router (default 2)")(f)
-    f = click.option("--switching", type=click.Choice(["vct", "deflection"]), default="vct", show_default=True,
+    f = click.option("--switching", type=click.Choice(switchings("hil")), default="vct", show_default=True,
                      help="network: VC routers (virtual cut-through) or bufferless deflection routers "
                      "(single-flit packets; run-time planes swap without a drain)")(f)
     f = click.option("--vcs", type=click.IntRange(1, 15), default=None,
@@ -180,25 +181,17 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
         params["idle_timeout"] = idle_timeout
     if planes_kind != "wires":
         params["planes"] = planes_kind
-    if switching == "deflection":
-        bad = _given(["vcs"])
-        require(not bad, f"{', '.join(bad)} mean(s) nothing with --switching deflection in the HIL network design "
-                "(bufferless routers)")
-        params["switching"] = switching
-        params |= {k: v for k, v in (("ejection", ejection_width), ("stages", stages)) if v is not None}
-    else:
-        bad = _given(DEFLECTION_ONLY)
-        require(not bad, f"{', '.join(bad)} needs --switching deflection")
-    if vcs is not None:
-        params["vcs"] = vcs
-    return params
+    # the router kind's own options and HilTop keywords (permnet.routerkinds)
+    kind = check_options(switching, "hil", _given_flags())
+    options = {"switching": switching, "vcs": vcs, "ejection_width": ejection_width, "stages": stages}
+    return params | kind.hil_params(**kind_options(kind, "hil", options))
 
 
 # the HIL parameters each design reads (by parameter name); any other one given is refused
 HIL_DESIGN_OPTIONS = {"crossbar": {"ports", "width", "slots"}, "benes": {"size", "width", "mask_text", "network"},
                       "nexthop": {"M", "S", "nh_pipeline"},
-                      "network": {"M", "S", "width", "planes_kind", "vcs", "network", "switching", "ejection_width",
-                                  "stages"}}
+                      "network": {"M", "S", "width", "planes_kind", "network", "switching",
+                                  *(n for k in KINDS for n in k.owns.get("hil", ()))}}
 HIL_DESIGN_OPTIONS_ALL = set().union(*HIL_DESIGN_OPTIONS.values())
 
 
@@ -250,7 +243,7 @@ def network_options(f):
     f = click.option("--ejection-width", type=int, default=None,
                      help="--switching deflection: ejection FIFOs (2 flits each) per node, sharing the node's "
                           "output stream (default 2)")(f)
-    f = click.option("--switching", type=click.Choice(["vct", "wormhole", "deflection"]), default="vct",
+    f = click.option("--switching", type=click.Choice(switchings("network")), default="vct",
                      show_default=True, help="the VC routers' switching, or bufferless deflection routers "
                      "(--endpoints stream; single-flit packets; run-time planes swap without a drain)")(f)
     f = click.option("--router", type=click.Choice(ROUTER_CHOICES), default="auto", show_default=True,
@@ -295,7 +288,7 @@ def router_options(f):
                      help="the divider-free next-hop unit or the node's route table (--switching deflection: "
                           "auto, the planes' productive masks as constants, or table, a loadable mask table rt__*)")(f)
     f = click.option("--flit-width", type=int, default=32, show_default=True, help="payload bits per flit")(f)
-    f = click.option("--switching", type=click.Choice(["vct", "wormhole", "deflection"]), default="vct",
+    f = click.option("--switching", type=click.Choice(switchings("router")), default="vct",
                      show_default=True, help="the VC router's, or the bufferless deflection router (issue 41)")(f)
     f = click.option("--buffer", type=int, default=4, show_default=True, help="flits per VC (a power of two)")(f)
     f = click.option("--vcs", type=int, default=None,
@@ -306,58 +299,33 @@ def router_options(f):
     return ldi_options(f)
 
 
-# the VC router's options, which the deflection router has not (and the converse)
-VC_ROUTER_ONLY = ("vcs", "buffer", "lanes", "eject", "max_size", "link_stages", "credit_stages", "allocator")
-DEFLECTION_ONLY = ("ejection_width", "stages")
+def _given_flags() -> dict[str, str]:
+    """The options given on the command line (not left at their defaults): parameter name -> flag."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return {}
+    return {p.name: max(p.opts, key=len) for p in ctx.command.params
+            if ctx.get_parameter_source(p.name) not in (None, click.core.ParameterSource.DEFAULT)}
 
 
 def _given(names) -> list[str]:
     """The options among ``names`` given on the command line (not left at their defaults)."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return []
-    flags = {p.name: max(p.opts, key=len) for p in ctx.command.params}
-    return [flags.get(n, "--" + n.replace("_", "-")) for n in names
-            if ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT)]
+    given = _given_flags()
+    return [given[n] for n in names if n in given]
 
 
-def gen_router(target="generic", ejection_width=None, stages=None, **options):
-    from permnet.rtlnet import deflection_router, router
-
-    if options["switching"] == "deflection":
-        given = _given(VC_ROUTER_ONLY)
-        require(not given, f"--switching deflection has no VCs, buffers or credits: drop {', '.join(given)}")
-        return deflection_router(options["M"], options["S"], options["topology"], options["node"],
-                                 options["flit_width"], 2 if ejection_width is None else ejection_width,
-                                 1 if stages is None else stages, cells="ecp5" if target == "ecp5" else "generic",
-                                 router=options["router"])
-    given = _given(DEFLECTION_ONLY)
-    require(not given, f"{', '.join(given)} needs --switching deflection")
-    return router(**options, cells=target)
+def gen_router(target="generic", **options):
+    """One router of the kind ``--switching`` picks (:mod:`permnet.routerkinds`)."""
+    kind = check_options(options["switching"], "router", _given_flags())
+    return kind.router_rtl(target, **kind_options(kind, "router", options))
 
 
-# the VC network's options, which the deflection network has not
-VC_NETWORK_ONLY = ("vcs", "buffer", "link_stages", "credit_stages", "allocator", "plane_stages", "lanes",
-                   "max_size", "trace", "packets", "span", "seed")
-
-
-def gen_network(target="generic", ejection_width=None, stages=None, **options):
-    from permnet.rtlnet import deflection_network, network
-
+def gen_network(target="generic", **options):
+    """The network of the router kind ``--switching`` picks (:mod:`permnet.routerkinds`)."""
     require(options.get("planes_file") is None or not _given(["topology"]),
             "--topology: the network of --planes-file replaces the topology; give one of them")
-    if options["switching"] == "deflection":
-        given = _given(VC_NETWORK_ONLY)
-        require(not given, f"--switching deflection has no VCs, buffers, credits or self-test trace: "
-                           f"drop {', '.join(given)}")
-        require(options["endpoints"] == "stream", "--switching deflection builds the network with stream endpoints: "
-                                                  "add --endpoints stream")
-        return deflection_network(options["M"], options["S"], options["topology"], options["flit_width"],
-                                  2 if ejection_width is None else ejection_width, 1 if stages is None else stages,
-                                  options["planes"], options["planes_file"], target, options["router"])
-    given = _given(DEFLECTION_ONLY)
-    require(not given, f"{', '.join(given)} needs --switching deflection")
-    return network(**options, target=target)
+    kind = check_options(options["switching"], "network", _given_flags())
+    return kind.network_rtl(target, **kind_options(kind, "network", options))
 
 
 @dataclass(frozen=True)
