@@ -211,10 +211,17 @@ def _design(name):
     if name == "benes8":
         return BenesNetwork(8, 8)
     if name == "nexthop3000-pipelined":
-        return LdiNextHop(3000, 10, pipeline=LdiNextHop(3000, 10).depth)   # a register after every level
+        return LdiNextHop(3000, 10, pipeline=_nexthop3000_depth())   # a register after every level
     if name == "nexthop3000-naive":
         return LdiNextHopNaive(3000, 10, pipeline=1)
     raise ValueError(f"no RTL design {name!r}")
+
+
+def _nexthop3000_depth() -> int:
+    """Levels of LDI(3000,10)'s next-hop unit: the pipelined design's stages and its row's latency."""
+    from permnet.hdl.nexthop import LdiNextHop
+
+    return LdiNextHop(3000, 10).depth
 
 
 def _synthesize(name, target="ecp5", seed=1):
@@ -238,7 +245,6 @@ def perf_rtl_rows(args=None):
 
     from permnet.gen.routing import benes
     from permnet.hdl.muxtree import lut4_count
-    from permnet.hdl.nexthop import LdiNextHop
 
     got = dict(zip(RTL_RUNS, run_rows([Job.of(_synthesize, *r) for r in RTL_RUNS], args, desc="synthesis")))
     rows = []
@@ -265,7 +271,7 @@ def perf_rtl_rows(args=None):
     rows.append(["Benes 8x8, 8 bits: LUT4 (cells=ecp5 / yosys ECP5 / iCE40)",
                  f"{b5['luts']} / {b5d['luts']} / {bi['luts']}", f"2 LUT4 per switch per bit: {bound}",
                  "<= 1.3x", "met" if b5["luts"] <= 1.3 * bound else "missed"])
-    depth = LdiNextHop(3000, 10).depth
+    depth = _nexthop3000_depth()
     runs = [got[("nexthop3000-pipelined", "ecp5", sd)] for sd in NEXTHOP_SEEDS]
     fmaxes = sorted(r["fmax_mhz"] or 0 for r in runs)
     ours = runs[0]
