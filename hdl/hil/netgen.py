@@ -49,9 +49,11 @@ Timing: what reaches a router's injection in the cycle it is created comes from 
 through a multiplexer or two: the window (``active``, ``first``) is registered a cycle ahead
 (:func:`run_window`), each generator decides its packet a cycle ahead (:class:`TrafficGen`)
 and the source queue's head is a register (:class:`SourceQueue`); the host's generator
-parameters are therefore read a cycle ahead (:class:`TrafficGen`). On the ULX3S this took
-the LDI(16,4) deflection design's critical path (51 ns, from the cycle counter's 32-bit
-compares through the generators' draw into a link register) out of the generators.
+parameters are therefore read a cycle ahead (:class:`TrafficGen`). On the ULX3S (ECP5-85,
+nextpnr router2) the LDI(16,4) deflection design's critical path went from 51.0 ns (the cycle
+counter's 32-bit compares, the generators' draw and multiplier, the queue's bypass, a router)
+to 31.88 ns (``first``, the queue's head, a router): Fmax 19.61 -> 31.37 MHz, the board's
+25 MHz met (docs/guide/hil-network.md, "On the ULX3S").
 """
 
 from __future__ import annotations
