@@ -181,8 +181,9 @@ def _owners(command: str, name: str) -> list[RouterKind]:
 def check_options(switching: str, command: str, given: Mapping[str, str]) -> RouterKind:
     """The kind of ``switching``, after refusing in one line the options in ``given`` (parameter
     name -> the flag as typed) that other kinds own in ``command`` and it does not: with its
-    ``refuses`` message, else ``--x needs --switching y`` (the owners' switchings). The flags are
-    listed in the owners' declaration order."""
+    ``refuses`` message, else ``--x needs --switching y`` (the owners' switchings; the options
+    of different owners in the same line, joined by ``;``). The flags are listed in the owners'
+    declaration order."""
     kind = router_kind(switching)
     mine = set(kind.owns.get(command, ()))
     foreign = [n for k in KINDS if k is not kind for n in k.owns.get(command, ()) if n not in mine]
@@ -195,8 +196,8 @@ def check_options(switching: str, command: str, given: Mapping[str, str]) -> Rou
     for n in bad:
         owners = tuple(s for k in _owners(command, n) for s in k.switchings_for(command))
         groups.setdefault(owners, []).append(given[n])
-    owners, flags = next(iter(groups.items()))
-    raise PermnetError(f"{', '.join(flags)} needs --switching {' or '.join(owners)}")
+    raise PermnetError("; ".join(f"{', '.join(flags)} needs --switching {' or '.join(owners)}"
+                                 for owners, flags in groups.items()))
 
 
 def kind_options(kind: RouterKind, command: str, options: Mapping) -> dict:

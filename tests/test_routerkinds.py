@@ -191,3 +191,13 @@ def test_a_new_kind_runs_in_netsim(fake_kind):
 def test_unknown_switching_is_named():
     with pytest.raises(ValueError, match="unknown switching 'bogus' \\(vct, wormhole, deflection\\)"):
         routerkinds.router_kind("bogus")
+
+
+def test_every_refused_option_is_named_whichever_kind_owns_it(fake_kind):
+    """Options of two other kinds given together: the one line names both, each with the
+    switching it needs (not only the first owner's)."""
+    with pytest.raises(PermnetError) as e:
+        routerkinds.check_options("vct", "router", {"ejection_width": "--ejection-width",
+                                                    "fake_option": "--fake-option"})
+    assert str(e.value) == "--ejection-width needs --switching deflection; --fake-option needs --switching fake"
+
