@@ -71,8 +71,10 @@ class RouterKind:
     only: Mapping[str, tuple] = field(default_factory=dict)
 
     def switchings_for(self, command: str) -> tuple:
-        """The switchings of this kind that ``command`` builds."""
-        if command == "hil" and self.hil_params is None:
+        """The switchings of this kind that ``command`` builds: none where the kind has no builder
+        for it (``router_rtl``, ``network_rtl``, ``hil_params``), so no command calls a missing one."""
+        builder = {"router": self.router_rtl, "network": self.network_rtl, "hil": self.hil_params}
+        if command in builder and builder[command] is None:
             return ()
         return self.only.get(command, self.switchings)
 

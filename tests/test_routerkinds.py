@@ -201,3 +201,15 @@ def test_every_refused_option_is_named_whichever_kind_owns_it(fake_kind):
                                                     "fake_option": "--fake-option"})
     assert str(e.value) == "--ejection-width needs --switching deflection; --fake-option needs --switching fake"
 
+
+def test_a_kind_without_a_builder_is_not_offered_there(monkeypatch):
+    """A kind that builds no router RTL (a simulator model only, say) is not a choice of
+    ``rtl|synth router``, so the command never calls a missing builder; the other commands
+    still offer it."""
+    kind = routerkinds.RouterKind("model-only", ("model-only",), "a test kind",
+                                  network_rtl=lambda target="generic", **o: None)
+    monkeypatch.setattr(routerkinds, "KINDS", [*routerkinds.KINDS, kind])
+    assert "model-only" not in routerkinds.switchings("router")
+    assert "model-only" not in routerkinds.switchings("hil")
+    assert routerkinds.switchings("network")[-1] == "model-only"
+    assert routerkinds.switchings("netsim")[-1] == "model-only"
