@@ -213,3 +213,12 @@ def test_a_kind_without_a_builder_is_not_offered_there(monkeypatch):
     assert "model-only" not in routerkinds.switchings("hil")
     assert routerkinds.switchings("network")[-1] == "model-only"
     assert routerkinds.switchings("netsim")[-1] == "model-only"
+
+
+def test_the_simulator_names_the_models_it_has(fake_kind):
+    """An unknown switching is refused with the simulator's models as they are (a model added
+    to MODELS is named)."""
+    from permnet.sim.netsim import Config
+
+    with pytest.raises(PermnetError, match=r"^switching must be vct, wormhole, deflection, fake, got 'bogus'$"):
+        Config(switching="bogus").check(3)

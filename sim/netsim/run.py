@@ -66,7 +66,7 @@ class Config:
         """The configuration a run uses: the fields every router model reads checked here, then the
         router's own by its model (:data:`MODELS`, by ``switching``), which returns the configuration
         (the VC model fills in ``vcs``)."""
-        require(self.switching in MODELS, f"switching must be {', '.join(SWITCHING)}, got {self.switching!r}")
+        require(self.switching in MODELS, f"switching must be {', '.join(MODELS)}, got {self.switching!r}")
         require(1 <= self.buffer <= 1024, f"buffer must be 1..1024 flits per VC, got {self.buffer}")
         require(1 <= self.packet_size <= 1024, f"packet size must be 1..1024 flits, got {self.packet_size}")
         require(isinstance(self.link_stages, int) and 0 <= self.link_stages <= 16,
