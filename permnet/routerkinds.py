@@ -20,9 +20,12 @@ through :func:`router_kind` and :func:`check_options` and never ask which kind t
 
 The layers below keep their own seam keyed by the same switching names, each the only table of
 its layer: the simulator's models (:data:`permnet.sim.netsim.run.MODELS`) and the HIL network
-design's routers (:data:`permnet.hdl.hil.top.NETWORK_DESIGNS`). A new kind is one entry in
+design's routers (:data:`permnet.hdl.hil.top.NETWORK_DESIGNS`); the HIL host driver keeps a
+third beside this one (:data:`permnet.hil.netrun.DEVICE_ROUTERS`: decoding ``netgen_info``,
+loading planes, the prediction a run is compared with). A new kind is one entry in
 :data:`KINDS` (its RTL in ``hdl/``, its model an entry of ``MODELS``, its HIL design an entry
-of ``NETWORK_DESIGNS``); ``tests/test_routerkinds.py`` checks that the tables agree.
+of ``NETWORK_DESIGNS`` and of ``DEVICE_ROUTERS``); ``tests/test_routerkinds.py`` checks that
+the tables name the same switchings.
 """
 
 from __future__ import annotations
@@ -32,8 +35,7 @@ from typing import Callable, Mapping
 
 from permnet.gen.errors import PermnetError, require
 
-__all__ = ["COMMANDS", "RouterKind", "KINDS", "SWITCHINGS", "router_kind", "switchings", "check_options",
-           "kind_options"]
+__all__ = ["COMMANDS", "RouterKind", "KINDS", "router_kind", "switchings", "check_options", "kind_options"]
 
 #: the commands a kind's options belong to: ``router`` (``permnet rtl|synth router``), ``network``
 #: (``permnet rtl|synth network``), ``netsim`` and ``hil`` (the HIL network design: ``permnet hil
@@ -163,9 +165,6 @@ KINDS: list[RouterKind] = [VC, DEFLECTION]
 def switchings(command: str | None = None) -> tuple:
     """Every ``--switching`` name (of ``command``: those it builds), the first the default."""
     return tuple(s for k in KINDS for s in (k.switchings if command is None else k.switchings_for(command)))
-
-
-SWITCHINGS = switchings()
 
 
 def router_kind(switching: str) -> RouterKind:
