@@ -172,7 +172,7 @@ def router_kind(switching: str) -> RouterKind:
     for k in KINDS:
         if switching in k.switchings:
             return k
-    raise ValueError(f"unknown switching {switching!r} ({', '.join(switchings())})")
+    raise PermnetError(f"unknown switching {switching!r} ({', '.join(switchings())})")
 
 
 def _owners(command: str, name: str) -> list[RouterKind]:

@@ -189,8 +189,15 @@ def test_a_new_kind_runs_in_netsim(fake_kind):
 
 
 def test_unknown_switching_is_named():
-    with pytest.raises(ValueError, match="unknown switching 'bogus' \\(vct, wormhole, deflection\\)"):
+    """Bad input to the library (the CLI offers only the kinds' switchings): a PermnetError,
+    as Config.check raised for netsim before the registry."""
+    from permnet.netsim import NetsimRequest, run
+    from permnet.sim.netsim import Config
+
+    with pytest.raises(PermnetError, match="unknown switching 'bogus' \\(vct, wormhole, deflection\\)"):
         routerkinds.router_kind("bogus")
+    with pytest.raises(PermnetError, match="unknown switching 'bogus'"):
+        run(NetsimRequest(["ldi"], 8, 2, load="0.05"), Config(switching="bogus"))
 
 
 def test_every_refused_option_is_named_whichever_kind_owns_it(fake_kind):
