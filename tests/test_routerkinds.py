@@ -229,3 +229,18 @@ def test_the_simulator_names_the_models_it_has(fake_kind):
 
     with pytest.raises(PermnetError, match=r"^switching must be vct, wormhole, deflection, fake, got 'bogus'$"):
         Config(switching="bogus").check(3)
+
+
+def test_the_hil_options_of_a_kind_are_keywords_its_design_takes():
+    """What a kind's ``hil_params`` hands HilTop (its HIL options, all given) are the options
+    the HIL design of each of its switchings builds with (hdl/hil/top.py NETWORK_DESIGNS,
+    NETWORK_OPTIONS), and every such option comes from one of the kind's own: the two tables
+    name the same options."""
+    from permnet.hdl.hil.top import NETWORK_DESIGNS, NETWORK_OPTIONS
+
+    for kind in routerkinds.KINDS:
+        for switching in kind.switchings_for("hil"):
+            given = {name: 1 for name in kind.owns.get("hil", ())}
+            keywords = set(kind.hil_params(switching=switching, **given)) - {"switching"}
+            assert keywords == set(NETWORK_DESIGNS[switching].options), switching
+            assert keywords <= set(NETWORK_OPTIONS), switching
