@@ -113,6 +113,7 @@ def test_the_lower_layers_name_the_same_switchings():
     assert set(routerkinds.switchings("netsim")) == set(MODELS) == {"vct", "wormhole", "deflection"}
     assert set(routerkinds.switchings("hil")) == set(NETWORK_DESIGNS) == set(DEVICE_ROUTERS) == {"vct",
                                                                                                    "deflection"}
+    assert all(routers.switching == s for s, routers in DEVICE_ROUTERS.items())
     choices = {"netsim": next(p for p in netsim_cli.group.params if p.name == "switching").type.choices,
                "hil": next(p for p in hil_cli.group.commands["regmap"].params if p.name == "switching").type.choices}
     for argv in ARGV["router"] + ARGV["network"]:
@@ -244,3 +245,20 @@ def test_the_hil_options_of_a_kind_are_keywords_its_design_takes():
             keywords = set(kind.hil_params(switching=switching, **given)) - {"switching"}
             assert keywords == set(NETWORK_DESIGNS[switching].options), switching
             assert keywords <= set(NETWORK_OPTIONS), switching
+
+
+@pytest.mark.parametrize("switching,net,fields", [
+    ("vct", dict(M=16, S=4, V=5, B=4, W=28, Q=64, L=3), {"vcs": 5, "buffer": 4, "lanes": 3}),
+    ("deflection", dict(M=16, S=4, P=2, W=28, Q=64, E=3), {"stages": 2, "ejection": 3}),
+])
+def test_the_host_decodes_the_kind_the_design_encodes(switching, net, fields):
+    """The words of netgen_info/netgen_info2 a HIL design writes (hdl/hil/top.py NETWORK_DESIGNS)
+    are read back by the host (permnet/hil/netrun.py DEVICE_ROUTERS) as the same kind and fields."""
+    from types import SimpleNamespace
+
+    from permnet.hdl.hil.top import NETWORK_DESIGNS
+    from permnet.hil.netrun import DEVICE_ROUTERS
+
+    a, b = NETWORK_DESIGNS[switching].info(SimpleNamespace(**net))
+    [routers] = [r for r in DEVICE_ROUTERS.values() if r.matches(a, b)]
+    assert routers.switching == switching and routers.fields(a, b) == fields
