@@ -262,3 +262,25 @@ def test_the_host_decodes_the_kind_the_design_encodes(switching, net, fields):
     a, b = NETWORK_DESIGNS[switching].info(SimpleNamespace(**net))
     [routers] = [r for r in DEVICE_ROUTERS.values() if r.matches(a, b)]
     assert routers.switching == switching and routers.fields(a, b) == fields
+
+
+@pytest.mark.parametrize("fields,message", [
+    (dict(buffer=0), r"^buffer mean\(s\) nothing for deflection switching"),
+    (dict(packet_size=2000), r"^deflection switching carries single-flit packets, got packet size 2000$"),
+    (dict(packet_size=0), r"^deflection switching carries single-flit packets, got packet size 0$"),
+    (dict(vcs=2, link_stages=99), r"^vcs mean\(s\) nothing for deflection switching"),
+])
+def test_the_simulator_refuses_what_a_router_has_not_before_ranges(fields, message):
+    """A field the deflection router has not (a VC buffer, packets of more than one flit) is
+    refused as such, not as a value out of a VC router's range."""
+    from permnet.sim.netsim import Config
+
+    with pytest.raises(PermnetError, match=message):
+        Config(switching="deflection", **fields).check(3)
+
+
+def test_netsim_refuses_a_long_packet_on_deflection_routers_as_such(capsys):
+    assert main(["netsim", "-M", "8", "-S", "2", "--cycles", "20", "--warmup", "0", "--switching", "deflection",
+                 "--packet-size", "2000"]) == 2
+    assert capsys.readouterr().err.strip() == ("permnet: error: deflection switching carries single-flit packets, "
+                                               "got packet size 2000")

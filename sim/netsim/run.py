@@ -63,10 +63,13 @@ class Config:
     side_buffer: int = 0            # deflection, model only: MinBD-style side-buffer flits per node (spec "Options")
 
     def check(self, max_hops: int) -> "Config":
-        """The configuration a run uses: the fields every router model reads checked here, then the
-        router's own by its model (:data:`MODELS`, by ``switching``), which returns the configuration
-        (the VC model fills in ``vcs``)."""
+        """The configuration a run uses: first the model of ``switching`` (:data:`MODELS`) refuses
+        the fields its router has not (a deflection router's ``buffer=0`` is a buffer it has not,
+        not one out of range), then the fields every model reads are checked here, then the
+        router's own by its model, which returns the configuration (the VC model fills in ``vcs``)."""
         require(self.switching in MODELS, f"switching must be {', '.join(MODELS)}, got {self.switching!r}")
+        model = MODELS[self.switching]
+        model.refuse(self)
         require(1 <= self.buffer <= 1024, f"buffer must be 1..1024 flits per VC, got {self.buffer}")
         require(1 <= self.packet_size <= 1024, f"packet size must be 1..1024 flits, got {self.packet_size}")
         require(isinstance(self.link_stages, int) and 0 <= self.link_stages <= 16,
@@ -81,16 +84,23 @@ class Config:
         require(0 <= self.warmup <= 10**7 and 1 <= self.cycles <= 10**7,
                 f"warmup must be 0..1e7 and cycles 1..1e7, got {self.warmup}, {self.cycles}")
         require(self.timeout >= 1, f"timeout must be >= 1 cycle, got {self.timeout}")
-        return MODELS[self.switching].check(self, max_hops)
+        return model.check(self, max_hops)
 
     def packet_limit(self) -> int | None:
         """The longest packet a trace may hold on this router (virtual cut-through: a VC buffer), None for any."""
         return MODELS[self.switching].packet_limit(self)
 
 
+def _vc_refuse(cfg: Config) -> None:
+    """None of the deflection router's fields."""
+    require(cfg.ejection_width == 2 and cfg.deflection_allocator == "permutation" and cfg.deflect == "any"
+            and cfg.side_buffer == 0,
+            "ejection width, deflection allocator, deflect and side buffer are for deflection switching only")
+
+
 def _vc_check(cfg: Config, max_hops: int) -> Config:
-    """The VC router's fields: ``vcs`` (default the longest route), a packet that fits a VC buffer
-    under virtual cut-through, and none of the deflection router's."""
+    """The VC router's fields: ``vcs`` (default the longest route) and a packet that fits a VC
+    buffer under virtual cut-through."""
     from dataclasses import replace
 
     vcs = max(max_hops, 1) if cfg.vcs is None else cfg.vcs
@@ -98,15 +108,12 @@ def _vc_check(cfg: Config, max_hops: int) -> Config:
     require(cfg.switching == "wormhole" or cfg.packet_size <= cfg.buffer,
             f"virtual cut-through needs a VC buffer ({cfg.buffer} flits) that holds a packet "
             f"({cfg.packet_size} flits)")
-    require(cfg.ejection_width == 2 and cfg.deflection_allocator == "permutation" and cfg.deflect == "any"
-            and cfg.side_buffer == 0,
-            "ejection width, deflection allocator, deflect and side buffer are for deflection switching only")
     return replace(cfg, vcs=vcs)
 
 
-def _deflection_check(cfg: Config, max_hops: int) -> Config:
-    """The deflection router's fields: single-flit packets and none of the VC router's (it has no VCs,
-    buffers, lanes, credits or VC allocator); the rest when the planes are known
+def _deflection_refuse(cfg: Config) -> None:
+    """Single-flit packets and none of the VC router's fields (it has no VCs, buffers, lanes,
+    credits or VC allocator); the rest when the planes are known
     (:func:`permnet.sim.netsim.deflect.check`)."""
     bad = [f for f, v in (("vcs", cfg.vcs), ("buffer", cfg.buffer != 8), ("lanes", cfg.lanes),
                           ("ejection", cfg.ejection != "vc"), ("credit_stages", cfg.credit_stages),
@@ -115,7 +122,6 @@ def _deflection_check(cfg: Config, max_hops: int) -> Config:
                      f"buffers, lanes, credits or VC allocator)")
     require(cfg.packet_size == 1, f"deflection switching carries single-flit packets, got packet size "
                                   f"{cfg.packet_size}")
-    return cfg
 
 
 def _deflection_simulate(net, traffic, load, cfg, name=None):
@@ -133,8 +139,10 @@ def _deflection_zero_load(table, cfg) -> float:
 @dataclass(frozen=True)
 class Model:
     """A router model of the simulator, picked by ``Config.switching`` (:data:`MODELS`):
-    ``check(config, max_hops)`` refuses what the router does not have and returns the configuration
-    it runs; ``simulate(net, traffic, load, config, name)`` one load point (a :class:`Result`);
+    ``refuse(config)`` refuses the fields the router does not have (before the ranges
+    :meth:`Config.check` checks for every model); ``check(config, max_hops)`` checks the router's
+    own and returns the configuration it runs; ``simulate(net, traffic, load, config, name)`` one
+    load point (a :class:`Result`);
     ``zero_load_latency(table, config)``; ``packet_limit(config)`` the longest packet of a trace
     (None: any; the model refuses what it cannot carry). A new router model is one entry of
     :data:`MODELS` (and one :class:`permnet.routerkinds.RouterKind` naming its switching)."""
@@ -144,6 +152,7 @@ class Model:
     simulate: Callable
     zero_load_latency: Callable
     packet_limit: Callable
+    refuse: Callable = lambda config: None
 
 
 @dataclass
@@ -383,9 +392,9 @@ def finish_sweep(net, traffic: Traffic, points: list, saturation, config: Config
 
 _VC = Model("vc", _vc_check, _vc_simulate,
             lambda table, cfg: zero_load_latency(table, cfg.packet_size, cfg.link_stages, cfg.allocator),
-            lambda cfg: None if cfg.switching == "wormhole" else cfg.buffer)
+            lambda cfg: None if cfg.switching == "wormhole" else cfg.buffer, _vc_refuse)
 #: the simulator's router model of each switching (``Config.switching``)
 MODELS = {"vct": _VC, "wormhole": _VC,
-          "deflection": Model("deflection", _deflection_check, _deflection_simulate, _deflection_zero_load,
-                              lambda cfg: None)}
+          "deflection": Model("deflection", lambda cfg, max_hops: cfg, _deflection_simulate,
+                              _deflection_zero_load, lambda cfg: None, _deflection_refuse)}
 SWITCHING = tuple(MODELS)
