@@ -15,7 +15,7 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from permnet.gen.hil.netgen import RATE_BITS, GenParams, rate_of, trace
+from permnet.gen.hil.netgen import GOLDEN, RATE_BITS, GenParams, rate_of, trace
 from permnet.gen.routing import tables
 from permnet.hdl.hil.deflgen import DeflectionGen
 from permnet.hdl.hil.netgen import COUNTERS, PATTERN_CODES, SourceQueue, run_window
@@ -90,6 +90,16 @@ def test_the_generators_draw_in_exactly_the_window(start, stop, params):
     assert rows == want
     if params.rate == 1 << RATE_BITS:
         assert {c for c, *_ in rows} == set(range(start, stop))
+
+
+def test_a_seed_that_zeroes_a_state_draws_from_state_1():
+    """seed = GOLDEN makes node 0's start state ``seed ^ GOLDEN`` zero, which the model replaces
+    by 1 (:func:`permnet.gen.hil.netgen.seed_state`: xorshift never leaves 0): node 0 draws
+    packets, as the model's, in the window."""
+    M, params = 8, GenParams("uniform", rate=rate_of(0.5), size=1, seed=GOLDEN)
+    rows = drive(Window(M), M, params, 3, 40, SCRIPT)
+    assert rows == trace(M, params, 3, 40)
+    assert any(n == 0 for _, n, *_ in rows)
 
 
 def test_a_window_started_while_held_begins_at_its_first_cycle():
