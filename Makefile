@@ -36,6 +36,9 @@ demo: $(STAMP)
 	$(VENV)/bin/permnet demo -o $(OUT)
 
 test: $(STAMP)
+	@# the project's modules as bytecode: where PYTHONDONTWRITEBYTECODE is set, every fresh Python
+	@# process of the tests (docs examples, signal tests, workers) would compile them again
+	PYTHONDONTWRITEBYTECODE= $(PY) -m compileall -q -j 0 permnet gen hdl sim tests >/dev/null
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest -q -n 2 --dist worksteal -m "not slow" $(PYTEST_ARGS)
 
 test-slow: $(STAMP)

@@ -153,7 +153,7 @@ def all_permutations_one_run(dut, N, W, load_words, expect, sample=None):
 _EIGHT = [pytest.param(8, None, marks=pytest.mark.slow), (8, 2000)]
 
 
-@pytest.mark.parametrize("N,sample", [(5, None), (6, None), (7, None)] + _EIGHT)
+@pytest.mark.parametrize("N,sample", [(5, None), (6, None), pytest.param(7, None, marks=pytest.mark.slow)] + _EIGHT)
 def test_crossbar_every_permutation_up_to_8(N, sample):
     def words(p):
         return stream_words([crossbar_select(list(p)).tolist()], N)

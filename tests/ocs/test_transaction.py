@@ -70,7 +70,8 @@ def test_full_apply_then_reconfigure(fleet):
 
 
 @pytest.mark.parametrize("fault", ["refuse", "drop:2", "deny:1", "misapply", "freeze:2"])
-@pytest.mark.parametrize("victim", [0, 23])
+# the first device in make test; the last (23) under -m slow (each case waits 2-5 s on timeouts)
+@pytest.mark.parametrize("victim", [0, pytest.param(23, marks=pytest.mark.slow)])
 def test_a_fault_on_one_device_leaves_every_device_all_old(fleet, fault, victim):
     reset(fleet, OLD)
     fleet[victim].core.faults = Faults.parse(fault)
