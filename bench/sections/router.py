@@ -94,6 +94,7 @@ DEFLECTION_NETWORKS = [
      ">= 150 MHz, placed and routed (issue 41)"),
     ("deflection LDI(64,4) W=32, wire planes, stream endpoints, E=2, --stages 2", dict(M=64, S=4, stages=2),
      ">= 150 MHz on one ECP5-85 (issue 41)"),
+    ("the same, --stages 1", dict(M=64, S=4, stages=1), ">= 150 MHz on one ECP5-85 (issue 41)"),
 ]
 
 PUBLISHED = [
