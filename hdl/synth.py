@@ -41,8 +41,8 @@ one fits a PLC tile (10,455 ``TRELLIS_RAMW`` sites on the ECP5-85).
 The fit check counts LUT4 sites from yosys's cells: one per ``LUT4``, two per
 ``CCU2C``, six per ``TRELLIS_DPR16X4`` (``capacity``: 83,640 sites, 83,640
 FFs and 10,455 DPR16X4 on the ECP5-85); a design over any of them is
-reported with ``fits`` False and ``luts`` that site count, less the output
-chain.
+reported with ``fits`` False, ``sites`` that site count (what the check
+compared with the device's) and ``luts`` the same less the output chain.
 
 The clock pin is constrained: on ECP5 an LPF locates ``clk`` on G2 (the
 ULX3S's 25 MHz input, see constraints/ulx3s.lpf; a primary clock pin, so the
@@ -280,7 +280,7 @@ def synthesize(dut, target: str = "ecp5", *, freq_mhz: float = 100.0, workdir=No
             _keep(tmp, keep, None)
             luts = sites - out_bits
             return {"target": target, "fits": False, "device": t["name"], "capacity": t["capacity"],
-                    "luts": luts, **_per_node(dut, luts),
+                    "sites": sites, "luts": luts, **_per_node(dut, luts),
                     "lut4": count(t["lut"]), "carry": count(t["carry"]), "lutram": lutram,
                     "ffs": count(t["ff"]) - top.chain_bits,
                     "fmax_mhz": None, "synth": script, "yosys_s": round(t1 - t0, 1), "nextpnr_s": 0.0,

@@ -141,8 +141,15 @@ def _network_row(name, kw, target):
     except PermnetError as err:
         return [name, "-", "-", "-", f"not synthesized: {err}", target]
     fmax = rep["fmax_mhz"] if rep.get("fits", True) else \
-        f"does not fit: {rep['luts']:,} LUT4 sites of {rep['capacity']['lut4']:,} (yosys, no place and route)"
+        _no_fit(rep)
     return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], fmax, target]
+
+
+def _no_fit(rep) -> str:
+    """What a design over the device's LUT4 sites gets in the Fmax column: yosys's count that the fit
+    check compared (with the measurement's registered ports) and the design's own (without them)."""
+    return (f"does not fit: {rep['sites']:,} LUT4 sites of {rep['capacity']['lut4']:,} with the measurement's "
+            f"registered ports ({rep['luts']:,} without them; yosys, no place and route)")
 
 
 def _deflection_network_row(name, kw, target):
@@ -155,7 +162,7 @@ def _deflection_network_row(name, kw, target):
     except PermnetError as err:
         return [name, "-", "-", "-", f"not synthesized: {err}", target]
     fmax = rep["fmax_mhz"] if rep.get("fits", True) else \
-        f"does not fit: {rep['luts']:,} LUT4 sites of {rep['capacity']['lut4']:,} (yosys, no place and route)"
+        _no_fit(rep)
     return [name, rep["luts"], rep.get("luts_per_node", "-"), rep["ffs"], fmax, target]
 
 

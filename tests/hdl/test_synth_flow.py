@@ -265,6 +265,7 @@ def test_the_fit_check_counts_a_dpr16x4_as_the_lut4_sites_it_takes(monkeypatch, 
     if not fits:
         # the reported LUTs are the sites (less the Inverter's one output-chain LUT)
         assert r["fits"] is False and r["luts"] == PLC_TILES * LUTS_PER_TILE + extra - 1
+        assert r["sites"] == PLC_TILES * LUTS_PER_TILE + extra        # what was compared with the device
 
 
 @pytest.mark.parametrize("dpr,fits", [(PLC_TILES, True), (PLC_TILES + 1, False)])
