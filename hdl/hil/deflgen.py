@@ -116,7 +116,7 @@ class DeflectionGen(wiring.Component):
         M, net, nb, W, k = self.M, self.net, self.nb, self.W, self.k
         m.submodules.net = ResetInserter({"sync": self.clear})(net)
         # one flit a packet: inj_flits / ej_flits read the inj_packets / ej_packets registers
-        cycle, active, count = run_window(m, self, M, aliases={"inj_flits": "inj_packets", "ej_flits": "ej_packets"})
+        cycle, count = run_window(m, self, M, aliases={"inj_flits": "inj_packets", "ej_flits": "ej_packets"})
         epoch = Signal(name="epoch")            # parity of the commits so far (loadable planes)
         injected, taken = [], []
         for n, g in enumerate(self.gens):

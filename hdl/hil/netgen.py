@@ -238,7 +238,7 @@ def run_window(m, top, M: int, aliases: dict | None = None):
     """The run's clock and window, one :class:`TrafficGen` per node and the per-node counters, as
     every HIL generator top (``NetworkGen``, ``DeflectionGen``) has them: ``cycle`` counts while
     ``hold`` is low and is zeroed by ``clear``; the generators are cleared with the run and kept
-    in ``top.gens``. Returns ``(cycle, active, count)``: ``count[name][n]`` the counter registers
+    in ``top.gens``. Returns ``(cycle, count)``: ``count[name][n]`` the counter registers
     of :data:`COUNTERS`, where ``aliases`` maps a counter to another whose registers it reads
     (:class:`permnet.hdl.hil.deflgen.DeflectionGen`: ``inj_flits`` is ``inj_packets``); the
     design updates them and zeroes them with :func:`clear_counters`.
@@ -270,7 +270,7 @@ def run_window(m, top, M: int, aliases: dict | None = None):
         m.d.comb += [g.active.eq(active), g.first.eq(first), g.pattern.eq(top.pattern),
                      g.rate.eq(top.rate), g.seed.eq(top.seed), g.hot.eq(top.hot),
                      g.hot_frac.eq(top.hot_frac), g.perm.eq(top.perm[n])]
-    return cycle, active, count
+    return cycle, count
 
 
 def clear_counters(m, top, count):
@@ -325,7 +325,7 @@ class NetworkGen(NetworkRoutes, wiring.Component):
         # run starts from the simulator's initial state, whatever the previous run left
         m.submodules.ip = ResetInserter({"sync": self.clear})(ip)
         forward_ports(m, self, ip, ip.control_ports)
-        cycle, active, count = run_window(m, self, M)
+        cycle, count = run_window(m, self, M)
         for n, g in enumerate(self.gens):
             # the source queue, bypassed when empty: a new descriptor reaches inj in its creation cycle
             q = SourceQueue(self.nb + self.zb + self.cb, self.Q)
