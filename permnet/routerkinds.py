@@ -179,6 +179,13 @@ def _owners(command: str, name: str) -> list[RouterKind]:
     return [k for k in KINDS if name in k.owns.get(command, ())]
 
 
+def _foreign(kind: RouterKind, command: str) -> list[str]:
+    """The options that other kinds own in ``command`` and ``kind`` does not, in the owners'
+    declaration order (each once)."""
+    mine = set(kind.owns.get(command, ()))
+    return list(dict.fromkeys(n for k in KINDS if k is not kind for n in k.owns.get(command, ()) if n not in mine))
+
+
 def check_options(switching: str, command: str, given: Mapping[str, str]) -> RouterKind:
     """The kind of ``switching``, after refusing in one line the options in ``given`` (parameter
     name -> the flag as typed) that other kinds own in ``command`` and it does not: with its
@@ -186,9 +193,7 @@ def check_options(switching: str, command: str, given: Mapping[str, str]) -> Rou
     of different owners in the same line, joined by ``;``). The flags are listed in the owners'
     declaration order."""
     kind = router_kind(switching)
-    mine = set(kind.owns.get(command, ()))
-    foreign = [n for k in KINDS if k is not kind for n in k.owns.get(command, ()) if n not in mine]
-    bad = [n for n in dict.fromkeys(foreign) if n in given]
+    bad = [n for n in _foreign(kind, command) if n in given]
     if not bad:
         return kind
     if command in kind.refuses:
@@ -204,6 +209,5 @@ def check_options(switching: str, command: str, given: Mapping[str, str]) -> Rou
 def kind_options(kind: RouterKind, command: str, options: Mapping) -> dict:
     """``options`` without those only other kinds own in ``command`` (they were refused when given,
     so they hold their defaults): what the kind's builders take."""
-    mine = set(kind.owns.get(command, ()))
-    foreign = {n for k in KINDS if k is not kind for n in k.owns.get(command, ())} - mine
+    foreign = set(_foreign(kind, command))
     return {n: v for n, v in options.items() if n not in foreign}

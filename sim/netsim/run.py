@@ -27,7 +27,7 @@ from permnet.gen.routing.allocation import ALLOCATORS, OFFER_AHEAD
 from permnet.sim.netsim import kernel
 from permnet.sim.netsim.traffic import Traffic
 
-__all__ = ["ALLOCATORS", "SWITCHING", "MODELS", "Model", "Config", "Result", "Sweep", "simulate", "sweep", "loads",
+__all__ = ["ALLOCATORS", "MODELS", "Model", "Config", "Result", "Sweep", "simulate", "sweep", "loads",
            "zero_load_latency", "NetsimDeadlock"]
 
 
@@ -397,4 +397,3 @@ _VC = Model("vc", _vc_check, _vc_simulate,
 MODELS = {"vct": _VC, "wormhole": _VC,
           "deflection": Model("deflection", lambda cfg, max_hops: cfg, _deflection_simulate,
                               _deflection_zero_load, lambda cfg: None, _deflection_refuse)}
-SWITCHING = tuple(MODELS)
