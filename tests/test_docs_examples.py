@@ -8,7 +8,9 @@ temporary folder), and the lines after it, up to the next ``$ `` line, are
 its output, stdout and stderr together.  In the expected output a line of
 only ``...`` matches any number of lines (none included) and ``...`` inside a
 line matches any text, for what changes from run to run (times, temporary
-paths).  ``permnet`` and ``python`` are the virtual environment's.
+paths).  ``permnet`` and ``python`` are the virtual environment's;
+``permnet`` runs through :mod:`cli_forkserver` (the libraries imported once,
+a fork per command), or as a fresh process with ``PERMNET_TEST_EXEC=1``.
 
 Within a block the commands share the folder, ``export NAME=VALUE`` lines set
 the environment of the commands after them, ``$?`` is the status of the
@@ -39,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from cli_runner import fork_server
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -126,6 +130,8 @@ def _env() -> dict:
     env["PYTHONUNBUFFERED"] = "1"
     env["COLUMNS"] = "200"
     env.pop("PERMNET_DEBUG", None)
+    if env.get("PERMNET_TEST_EXEC") != "1":
+        env = fork_server().env(env)
     return env
 
 
