@@ -5,7 +5,7 @@ write the curves (:mod:`permnet.sim.netsim`, :mod:`permnet.netsim_plot`)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from permnet.gen.errors import require
@@ -32,8 +32,9 @@ class NetsimRequest:
     merge: str | None = None
     symmetric: bool = False
     traffic_matrix: str | None = None  # a demand file or pattern (permnet.trafficfiles.read_demand)
-    given: tuple = ()                  # the options given on the command line ("--vcs", ...): checked against
-                                       # the router kind of --switching (permnet.routerkinds)
+    given: dict = field(default_factory=dict)  # the options given on the command line, parameter name -> flag
+                                       # ({"vcs": "--vcs"}, permnet.cli.common.given_options): checked against
+                                       # the router kind of --switching (permnet.routerkinds.check_options)
     workers: int = 1                   # local processes running the load points (issue 44)
     scheduler: str | None = None       # a Dask scheduler address, or "local" (a LocalCluster here)
 
@@ -114,9 +115,8 @@ def run(req: NetsimRequest, config) -> NetsimReport:
     from permnet.sim import netsim
 
     require(req.topologies, "no topology given")
-    given = {flag[2:].replace("-", "_"): flag for flag in req.given}
-    kind = check_options(config.switching, "netsim", given)
-    config = replace(config, **{k: v for k, v in kind.netsim_defaults.items() if k not in given})
+    kind = check_options(config.switching, "netsim", req.given)
+    config = replace(config, **{k: v for k, v in kind.netsim_defaults.items() if k not in req.given})
     require(req.trace is None or req.traffic_matrix is None, "--trace and --traffic-matrix exclude each other")
     require(req.traffic is None or req.traffic_matrix is None,
             "--traffic and --traffic-matrix exclude each other (the matrix gives every destination)")

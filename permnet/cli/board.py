@@ -6,6 +6,7 @@ import subprocess
 
 import click
 
+from permnet.cli.common import given_options
 from permnet.cli.rtl_modules import hil_param_options, hil_params
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
@@ -31,9 +32,7 @@ def board(board, outdir, no_build, design, hil_design, baud, **options):
     from permnet.hdl.boards import build_board
 
     if design != "hil":
-        ctx = click.get_current_context()
-        given = [p.opts[0] for p in ctx.command.params if p.name in {"hil_design", *options}
-                 and ctx.get_parameter_source(p.name) != click.core.ParameterSource.DEFAULT]
+        given = [flag for name, flag in given_options().items() if name in {"hil_design", *options}]
         require(not given, f"{', '.join(given)}: option(s) of --design hil")
     params = hil_params(design=hil_design, **options)
     outdir = outdir or f"build/board-{board}"

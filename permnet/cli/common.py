@@ -40,6 +40,18 @@ PLANE_METHOD = click.Choice(list(PLANE_METHODS))
 SEED = click.IntRange(min=0)
 
 
+def given_options() -> dict[str, str]:
+    """The options given on the command line of the running command (click's parameter source is
+    not the default), in the command's declaration order: parameter name -> its flag (the
+    longest spelling, ``--nodes`` of ``--nodes/-M``). Empty outside a click command (a library
+    call from a test)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return {}
+    return {p.name: max(p.opts, key=len) for p in ctx.command.params
+            if ctx.get_parameter_source(p.name) not in (None, click.core.ParameterSource.DEFAULT)}
+
+
 def echo_json(obj) -> None:
     """Indented JSON for small answers, one line for large ones (network descriptions)."""
     text = json.dumps(obj, indent=2, sort_keys=True)

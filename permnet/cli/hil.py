@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import POSITIVE_FLOAT, SEED, emit_verdict, ints
+from permnet.cli.common import POSITIVE_FLOAT, SEED, emit_verdict, given_options, ints
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.netgen import PATTERNS as NET_PATTERNS
 from permnet.cli.rtl_modules import hil_options, hil_params
@@ -36,23 +36,16 @@ def sim(listen, faults, max_seconds, opt, build_dir, **options):
 
 
 # the options of a unit run (--config) and of a network run (--design network), by parameter name
-UNIT_OPTIONS = {"plane": "--plane", "prbs_words": "--prbs", "polynomial": "--polynomial", "samples": "--samples",
-                "exhaustive": "--exhaustive"}
-NETWORK_OPTIONS = {"cycles": "--cycles", "pattern": "--pattern", "load": "--load", "packet_size": "--packet-size",
-                   "hot": "--hot", "hot_frac": "--hot-frac", "perm": "--perm", "planes_path": "--planes",
-                   "swap_to": "--swap-to", "swap_at": "--swap-at"}
+UNIT_OPTIONS = ("plane", "prbs_words", "polynomial", "samples", "exhaustive")
+NETWORK_OPTIONS = ("cycles", "pattern", "load", "packet_size", "hot", "hot_frac", "perm", "planes_path", "swap_to",
+                   "swap_at")
 
 
-def _given(ctx) -> set:
-    """The parameters given on the command line (not left at their defaults)."""
-    return {name for name in ctx.params
-            if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)}
-
-
-def _refuse(names, what: str) -> None:
-    """A one-line error when options that would be ignored were given."""
-    if names:
-        flags = sorted({**UNIT_OPTIONS, **NETWORK_OPTIONS}[n] for n in names)
+def _refuse(given: dict, names, what: str) -> None:
+    """A one-line error when options among ``names`` that would be ignored were given (``given``:
+    :func:`given_options`)."""
+    flags = sorted(given[n] for n in names if n in given)
+    if flags:
         raise PermnetError(f"{', '.join(flags)} {'is an option' if len(flags) == 1 else 'are options'} {what}")
 
 
@@ -99,15 +92,15 @@ def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_f
     unusable input or a link that does not answer."""
     from permnet.hil.run import run as run_hil
 
-    given = _given(click.get_current_context())
+    given = given_options()
     if design == "network":
         from permnet.gen.hil.netgen import GenParams, rate_of
         from permnet.hil.netrun import run_network
 
         require(config_path is None, "--config: the network design takes no configuration (give --planes FILE)")
-        _refuse(given & set(UNIT_OPTIONS), "of a unit run (--config), not of --design network")
-        _refuse(given & {"hot", "hot_frac"} if pattern != "hotspot" else set(), "of --pattern hotspot")
-        _refuse(given & {"perm"} if pattern != "permutation" else set(), "of --pattern permutation")
+        _refuse(given, UNIT_OPTIONS, "of a unit run (--config), not of --design network")
+        _refuse(given, ("hot", "hot_frac") if pattern != "hotspot" else (), "of --pattern hotspot")
+        _refuse(given, ("perm",) if pattern != "permutation" else (), "of --pattern permutation")
         require(hot_frac <= 1.0, f"--hot-frac must be a share in (0, 1], got {hot_frac:g}")
         table = tuple(ints(perm, "--perm")) if perm is not None else None
         require(table is None or sorted(table) == list(range(len(table))),
@@ -118,7 +111,7 @@ def run(url, config_path, design, cycles, pattern, load, packet_size, hot, hot_f
         emit_verdict(run_network(url, cycles=cycles, params=params, timeout=timeout, planes=planes_path,
                                  swap_to=swap_to, swap_at=swap_at, size_default=packet_size is None), as_json)
         return
-    _refuse(given & set(NETWORK_OPTIONS), "of --design network")
+    _refuse(given, NETWORK_OPTIONS, "of --design network")
     require(config_path is not None, "missing option --config (an OCS configuration file)")
     rep = run_hil(url, config_path, plane=plane, prbs_words=prbs_words, polynomial=int(polynomial),
                   exhaustive=exhaustive, samples=samples, seed=seed, timeout=timeout)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, ip_family_options, parallel_options
+from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, given_options, ip_family_options, parallel_options
 from permnet.gen.routing.deflection import ALLOCATORS as DEFLECTION_ALLOCATORS
 from permnet.gen.routing.deflection import DEFLECT
 from permnet.routerkinds import switchings
@@ -83,17 +83,12 @@ def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, rou
           output, links, as_json, traffic_matrix, ejection_width, deflection_allocator, workers, scheduler, deflect,
           side_buffer):
     """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
-    from click.core import ParameterSource
-
     from permnet.netsim import NetsimRequest, run
     from permnet.sim.netsim import Config
 
-    ctx = click.get_current_context()
-    given = tuple(f"--{name.replace('_', '-')}" for name in ctx.params
-                  if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT))
     req = NetsimRequest([t.strip() for t in topology.split(",") if t.strip()], M, S, traffic, load, routing, chords,
                         trace, allow_deadlock, output, links, config, refine, levels, nucleus, merge, symmetric,
-                        traffic_matrix, given, workers, scheduler)
+                        traffic_matrix, given_options(), workers, scheduler)
     cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, lanes=lanes, ejection=ejection,
                  link_stages=link_stages, credit_stages=credit_stages, allocator=allocator, warmup=warmup, cycles=cycles, timeout=timeout, seed=seed,
                  ejection_width=ejection_width, deflection_allocator=deflection_allocator, deflect=deflect,

@@ -12,7 +12,7 @@ from typing import Callable
 
 import click
 
-from permnet.cli.common import ints, ldi_options
+from permnet.cli.common import given_options, ints, ldi_options
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
 from permnet.routerkinds import KINDS, check_options, kind_options, switchings
@@ -170,11 +170,12 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
     used = set().union(*(HIL_DESIGN_OPTIONS[d] for d in ((design,) if design != "all" else HIL_DESIGN_OPTIONS)
                          if d != "network" or design == "network"))
     unused = sorted(HIL_DESIGN_OPTIONS_ALL - used)
-    stray = _given(unused)
+    given = given_options()
+    stray = [n for n in unused if n in given]
     if stray:
-        names = {n for n in unused if _given([n])}
-        owners = " or ".join(d for d, opts in HIL_DESIGN_OPTIONS.items() if opts & names)
-        raise PermnetError(f"{', '.join(stray)}: not for the {design} design (options of the {owners} design)")
+        owners = " or ".join(d for d, opts in HIL_DESIGN_OPTIONS.items() if opts & set(stray))
+        raise PermnetError(f"{', '.join(given[n] for n in stray)}: not for the {design} design "
+                           f"(options of the {owners} design)")
     params = {"design": design, "ports": ports, "width": width, "slots": slots, "size": size, "network": network,
               "pipeline_mask": mask, "M": M, "S": S, "nh_pipeline": nh_pipeline, "framed": not plain}
     if idle_timeout is not None:
@@ -182,7 +183,7 @@ def hil_params(design, ports, width, slots, size, mask_text, network, M, S, nh_p
     if planes_kind != "wires":
         params["planes"] = planes_kind
     # the router kind's own options and HilTop keywords (permnet.routerkinds)
-    kind = check_options(switching, "hil", _given_flags())
+    kind = check_options(switching, "hil", given)
     options = {"switching": switching, "vcs": vcs, "ejection_width": ejection_width, "stages": stages}
     return params | kind.hil_params(**kind_options(kind, "hil", options))
 
@@ -299,24 +300,15 @@ def router_options(f):
     return ldi_options(f)
 
 
-def _given_flags() -> dict[str, str]:
-    """The options given on the command line (not left at their defaults): parameter name -> flag."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return {}
-    return {p.name: max(p.opts, key=len) for p in ctx.command.params
-            if ctx.get_parameter_source(p.name) not in (None, click.core.ParameterSource.DEFAULT)}
-
-
 def _given(names) -> list[str]:
-    """The options among ``names`` given on the command line (not left at their defaults)."""
-    given = _given_flags()
+    """The flags of the options among ``names`` given on the command line (:func:`given_options`)."""
+    given = given_options()
     return [given[n] for n in names if n in given]
 
 
 def gen_router(target="generic", **options):
     """One router of the kind ``--switching`` picks (:mod:`permnet.routerkinds`)."""
-    kind = check_options(options["switching"], "router", _given_flags())
+    kind = check_options(options["switching"], "router", given_options())
     return kind.router_rtl(target, **kind_options(kind, "router", options))
 
 
@@ -324,7 +316,7 @@ def gen_network(target="generic", **options):
     """The network of the router kind ``--switching`` picks (:mod:`permnet.routerkinds`)."""
     require(options.get("planes_file") is None or not _given(["topology"]),
             "--topology: the network of --planes-file replaces the topology; give one of them")
-    kind = check_options(options["switching"], "network", _given_flags())
+    kind = check_options(options["switching"], "network", given_options())
     return kind.network_rtl(target, **kind_options(kind, "network", options))
 
 
