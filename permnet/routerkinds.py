@@ -62,7 +62,6 @@ class RouterKind:
 
     name: str
     switchings: tuple
-    description: str
     owns: Mapping[str, tuple] = field(default_factory=dict)
     refuses: Mapping[str, str] = field(default_factory=dict)
     router_rtl: Callable | None = None
@@ -101,7 +100,6 @@ def _vc_hil(vcs=None, **_):
 
 VC = RouterKind(
     "vc", ("vct", "wormhole"),
-    "virtual-channel routers: hop-indexed VCs, credit flow control, round-robin allocation",
     owns={"router": ("vcs", "buffer", "lanes", "eject", "max_size", "link_stages", "credit_stages", "allocator"),
           "network": ("vcs", "buffer", "link_stages", "credit_stages", "allocator", "plane_stages", "lanes",
                       "max_size", "trace", "packets", "span", "seed"),
@@ -143,8 +141,6 @@ def _deflection_hil(switching, ejection_width=None, stages=None, **_):
 
 DEFLECTION = RouterKind(
     "deflection", ("deflection",),
-    "bufferless deflection routers: single-flit packets, every flit leaves the cycle after it arrives, "
-    "run-time planes swap without a drain (issue 41)",
     owns={"router": ("ejection_width", "stages"), "network": ("ejection_width", "stages"),
           "netsim": ("ejection_width", "deflection_allocator", "deflect", "side_buffer"),
           "hil": ("ejection_width", "stages")},

@@ -143,7 +143,7 @@ def fake_kind(monkeypatch):
         return lambda target="generic", **options: (what, target, options)
 
     kind = routerkinds.RouterKind(
-        "fake", ("fake",), "a test kind", owns={c: ("fake_option",) for c in routerkinds.COMMANDS},
+        "fake", ("fake",), owns={c: ("fake_option",) for c in routerkinds.COMMANDS},
         router_rtl=built("router"), network_rtl=built("network"),
         hil_params=lambda switching, **options: {"switching": switching, "fake": options},
         netsim_defaults={"packet_size": 2})
@@ -214,8 +214,7 @@ def test_a_kind_without_a_builder_is_not_offered_there(monkeypatch):
     """A kind that builds no router RTL (a simulator model only, say) is not a choice of
     ``rtl|synth router``, so the command never calls a missing builder; the other commands
     still offer it."""
-    kind = routerkinds.RouterKind("model-only", ("model-only",), "a test kind",
-                                  network_rtl=lambda target="generic", **o: None)
+    kind = routerkinds.RouterKind("model-only", ("model-only",), network_rtl=lambda target="generic", **o: None)
     monkeypatch.setattr(routerkinds, "KINDS", [*routerkinds.KINDS, kind])
     assert "model-only" not in routerkinds.switchings("router")
     assert "model-only" not in routerkinds.switchings("hil")

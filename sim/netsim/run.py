@@ -147,7 +147,6 @@ class Model:
     (None: any; the model refuses what it cannot carry). A new router model is one entry of
     :data:`MODELS` (and one :class:`permnet.routerkinds.RouterKind` naming its switching)."""
 
-    name: str
     check: Callable
     simulate: Callable
     zero_load_latency: Callable
@@ -390,10 +389,10 @@ def finish_sweep(net, traffic: Traffic, points: list, saturation, config: Config
     return Sweep(points[0].topology if points else "", traffic.name, points, saturation, zl)
 
 
-_VC = Model("vc", _vc_check, _vc_simulate,
+_VC = Model(_vc_check, _vc_simulate,
             lambda table, cfg: zero_load_latency(table, cfg.packet_size, cfg.link_stages, cfg.allocator),
             lambda cfg: None if cfg.switching == "wormhole" else cfg.buffer, _vc_refuse)
 #: the simulator's router model of each switching (``Config.switching``)
 MODELS = {"vct": _VC, "wormhole": _VC,
-          "deflection": Model("deflection", lambda cfg, max_hops: cfg, _deflection_simulate,
-                              _deflection_zero_load, lambda cfg: None, _deflection_refuse)}
+          "deflection": Model(lambda cfg, max_hops: cfg, _deflection_simulate, _deflection_zero_load,
+                              lambda cfg: None, _deflection_refuse)}
