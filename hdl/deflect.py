@@ -20,9 +20,12 @@ from permnet.gen.routing import deflection as spec
 from permnet.hdl.muxtree import mux_word
 from permnet.hdl.router import route_port_signature
 
-__all__ = ["DeflectionRouter", "STAGES", "deflect_layout", "deflect_link_signature"]
+__all__ = ["DeflectionRouter", "STAGES", "DEFAULT_EJECTION", "DEFAULT_STAGES", "deflect_layout",
+           "deflect_link_signature"]
 
 STAGES = (1, 2, 3)       # register stages per hop inside the router (``stages``)
+DEFAULT_EJECTION = 2     # ejection ports E unless chosen (issue 41: E = 1 loses 25-31 % of the saturation throughput)
+DEFAULT_STAGES = 1       # register stages P unless chosen
 
 
 def _or(values):
@@ -138,9 +141,9 @@ class DeflectionRouter(wiring.Component):
     swap loads both together, :class:`permnet.hdl.deflect_net.DeflectionNetwork`).
     """
 
-    def __init__(self, planes, node: int, *, ejection: int = 2, width: int = 32, stages: int = 1,
-                 hop_cycles: int | None = None, age_bits: int | None = None, loadable: bool = False,
-                 cells: str = "generic"):
+    def __init__(self, planes, node: int, *, ejection: int = DEFAULT_EJECTION, width: int = 32,
+                 stages: int = DEFAULT_STAGES, hop_cycles: int | None = None, age_bits: int | None = None,
+                 loadable: bool = False, cells: str = "generic"):
         arr = np.asarray(planes, dtype=np.int64)
         require(arr.ndim == 2 and arr.shape[0] >= 1 and arr.shape[1] >= 1, "planes must be S lists of M nodes")
         S, M = arr.shape

@@ -112,7 +112,11 @@ VC = RouterKind(
 # --- the deflection router -------------------------------------------------------------------------
 
 def _defaults(ejection_width, stages) -> tuple[int, int]:
-    return 2 if ejection_width is None else ejection_width, 1 if stages is None else stages
+    """E and P, the router's defaults (:mod:`permnet.hdl.deflect`) where not given."""
+    from permnet.hdl.deflect import DEFAULT_EJECTION, DEFAULT_STAGES
+
+    return (DEFAULT_EJECTION if ejection_width is None else ejection_width,
+            DEFAULT_STAGES if stages is None else stages)
 
 
 def _deflection_router(target, M, S, topology="ldi", node=0, flit_width=32, router="auto", ejection_width=None,

@@ -407,10 +407,12 @@ def _vc_network(t, planes, network, flit_width, vcs=None):
 
 
 def _deflection_network(t, planes, network, flit_width, ejection=None, stages=None):
+    from permnet.hdl.deflect import DEFAULT_EJECTION, DEFAULT_STAGES
     from permnet.hdl.hil.deflgen import DeflectionGen
 
     S = t.planes.shape[0]
-    E, P = 2 if ejection is None else ejection, 1 if stages is None else stages
+    E = DEFAULT_EJECTION if ejection is None else ejection
+    P = DEFAULT_STAGES if stages is None else stages
     require(isinstance(E, int) and 1 <= E <= S, f"--ejection-width must be 1..S = {S}, got {E}")
     require(P in (1, 2), f"--stages must be 1 or 2, got {P}")
     require(planes != "benes" or network == "benes", "--network waksman: the deflection network's run-time "
