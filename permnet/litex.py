@@ -37,6 +37,16 @@ ports of docs/guide/network-ip.md):
 * ``swap``: a write requests the drained swap (shadow -> active, ``swap_req``);
   ``status``: draining [0], idle [1], dest_error [2], swaps done [31:16];
   ``swap_cycles``: the last swap's length in cycles.
+
+With ``switching="deflection"`` the network swaps without a drain (its top
+has ``cfg__commit`` and no ``swap_*`` or ``idle`` ports): a write of
+``swap`` is ``cfg__commit`` for one cycle, making the planes' and the
+routers' mask shadows active at that clock edge with traffic flowing;
+``status`` holds dest_error [2] and the commits done [31:16] (bits [1:0]
+read 0: nothing drains), and there is no ``swap_cycles``. ``rt_data`` is
+then a router's productive-port mask (S bits) for destination ``rt_addr``
+[15:0] of node ``rt_addr`` [31:16]
+(:func:`permnet.hdl.deflect_net.mask_writes`).
 """
 
 from __future__ import annotations
@@ -113,17 +123,25 @@ class PermnetNetwork(LiteXModule, AutoCSR):
         self.rt_addr = CSRStorage(32, description="entry [15:0], node [31:16] of rt_data and rt_rdata")
         self.rt_data = CSRStorage(w["rt__data"], description="write: the route tables' shadow entry at rt_addr")
         self.rt_rdata = CSRStatus(w["rt__rdata"], description="the ACTIVE route entry at rt_addr")
-        self.swap = CSRStorage(1, description="write: request the drained swap (shadow -> active)")
-        self.status = CSRStatus(32, description="draining [0], idle [1], dest_error [2], swaps done [31:16]")
-        self.swap_cycles = CSRStatus(w["swap_cycles"], description="the last swap's length in cycles")
+        drained = "swap_req" in ports     # the VC network's drained swap; deflection commits at once
         draining, idle, done, swaps = Signal(), Signal(), Signal(), Signal(16)
+        if drained:
+            self.swap = CSRStorage(1, description="write: request the drained swap (shadow -> active)")
+            self.status = CSRStatus(32, description="draining [0], idle [1], dest_error [2], swaps done [31:16]")
+            self.swap_cycles = CSRStatus(w["swap_cycles"], description="the last swap's length in cycles")
+        else:
+            self.swap = CSRStorage(1, description="write: commit (shadow -> active at once, no drain)")
+            self.status = CSRStatus(32, description="0 [1:0], dest_error [2], commits done [31:16]")
+            self.comb += done.eq(self.swap.re)
         self.sync += If(done, swaps.eq(swaps + 1))
         self.comb += self.status.status.eq(Cat(draining, idle, self.dest_error, Constant(0, 13), swaps))
         a, r = self.plane_addr.storage, self.rt_addr.storage
-        return {"i_cfg__plane": a[16:16 + w["cfg__plane"]], "i_cfg__addr": a[:w["cfg__addr"]],
-                "i_cfg__data": self.plane_data.storage, "i_cfg__we": self.plane_data.re, "i_cfg__commit": 0,
-                "o_cfg__rdata": self.plane_rdata.status,
+        conn = {"i_cfg__plane": a[16:16 + w["cfg__plane"]], "i_cfg__addr": a[:w["cfg__addr"]],
+                "i_cfg__data": self.plane_data.storage, "i_cfg__we": self.plane_data.re,
+                "i_cfg__commit": 0 if drained else self.swap.re, "o_cfg__rdata": self.plane_rdata.status,
                 "i_rt__node": r[16:16 + w["rt__node"]], "i_rt__addr": r[:w["rt__addr"]],
-                "i_rt__data": self.rt_data.storage, "i_rt__we": self.rt_data.re, "o_rt__rdata": self.rt_rdata.status,
-                "i_swap_req": self.swap.re, "o_swap_draining": draining, "o_idle": idle, "o_swap_done": done,
-                "o_swap_cycles": self.swap_cycles.status}
+                "i_rt__data": self.rt_data.storage, "i_rt__we": self.rt_data.re, "o_rt__rdata": self.rt_rdata.status}
+        if drained:
+            conn.update({"i_swap_req": self.swap.re, "o_swap_draining": draining, "o_idle": idle,
+                         "o_swap_done": done, "o_swap_cycles": self.swap_cycles.status})
+        return conn
