@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from permnet.gen.errors import PermnetError, require
+from permnet.gen.routing.deflection import PACKET_FLITS
 
 __all__ = ["COMMANDS", "RouterKind", "KINDS", "router_kind", "switchings", "check_options", "kind_options"]
 
@@ -155,7 +156,7 @@ DEFLECTION = RouterKind(
              "hil": "{options} mean(s) nothing with --switching deflection in the HIL network design "
                     "(bufferless routers)"},
     router_rtl=_deflection_router, network_rtl=_deflection_network, hil_params=_deflection_hil,
-    netsim_defaults={"packet_size": 1})
+    netsim_defaults={"packet_size": PACKET_FLITS})
 
 
 #: every router kind, in the order the CLI lists them

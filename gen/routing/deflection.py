@@ -166,12 +166,13 @@ import numpy as np
 
 from permnet.gen.errors import require
 
-__all__ = ["ALLOCATORS", "DEFLECT", "EJECT_DEPTH", "Flit", "distances", "productive_masks", "neutral_masks",
-           "hop_bound", "age_bits", "route_step", "permute", "ideal"]
+__all__ = ["ALLOCATORS", "DEFLECT", "EJECT_DEPTH", "PACKET_FLITS", "Flit", "distances", "productive_masks",
+           "neutral_masks", "hop_bound", "age_bits", "route_step", "permute", "ideal"]
 
 ALLOCATORS = ("permutation", "ideal")
 DEFLECT = ("any", "nearest")   # where a flit with no productive output goes (module doc: "Options"); model only
 EJECT_DEPTH = 2          # flits per ejection queue: one a cycle at full rate, nothing read from `ready`
+PACKET_FLITS = 1         # flits per packet: every packet is one flit (:class:`Flit`), routed and deflected alone
 
 
 @dataclass(frozen=True)

@@ -310,9 +310,10 @@ def _vc_config(net, drain):
 
 
 def _deflection_config(net, drain):
+    from permnet.gen.routing.deflection import PACKET_FLITS
     from permnet.sim.netsim import Config
 
-    return Config(switching="deflection", packet_size=1, ejection_width=net["ejection"],
+    return Config(switching="deflection", packet_size=PACKET_FLITS, ejection_width=net["ejection"],
                   link_stages=net["stages"] - 1, drain=drain)
 
 
@@ -455,6 +456,7 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
     becomes 1 there)."""
     from dataclasses import replace
     from permnet.gen.routing import tables
+    from permnet.gen.routing.deflection import PACKET_FLITS
 
     require(1 <= cycles <= 1 << 30 and 0 <= start <= 1 << 30, "--cycles must be 1..2^30 (and start 0..2^30)")
     stop = start + cycles
@@ -470,9 +472,9 @@ def run_network(url: str, *, cycles: int, params: GenParams, start: int = 16, ti
         M, S = net["M"], net["S"]
         kind = DEVICE_ROUTERS[net["switching"]]
         if kind.single_flit and size_default:
-            params = replace(params, size=1)
-        require(not kind.single_flit or params.size == 1, f"{url}: the device's routers carry single-flit packets "
-                f"({kind.describe(net)}): give --packet-size 1, not {params.size}")
+            params = replace(params, size=PACKET_FLITS)
+        require(not kind.single_flit or params.size == PACKET_FLITS, f"{url}: the device's routers carry "
+                f"single-flit packets ({kind.describe(net)}): give --packet-size {PACKET_FLITS}, not {params.size}")
         params.check(M)
         reset = tables.network("ldi", M, S).table
         loadable = net["planes"] != "wires"

@@ -14,7 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from permnet.gen.errors import require
-from permnet.gen.routing.deflection import ALLOCATORS, DEFLECT, age_bits, distances, neutral_masks, productive_masks
+from permnet.gen.routing.deflection import (ALLOCATORS, DEFLECT, PACKET_FLITS, age_bits, distances, neutral_masks,
+                                            productive_masks)
 from permnet.sim.netsim import deflect_kernel
 
 __all__ = ["Delivery", "check", "tables", "zero_load_latency", "simulate", "deflection_trace"]
@@ -122,8 +123,8 @@ def simulate(net, traffic, load: float, cfg, name: str | None = None):
     trace = traffic.kind == deflect_kernel.TRACE
     if trace:
         tc, ts, td, tsz = traffic.trace
-        require(int(tsz.max()) == 1, f"deflection routing carries single-flit packets; the trace has a "
-                                     f"{int(tsz.max())}-flit packet")
+        require(int(tsz.max()) == PACKET_FLITS, f"deflection routing carries single-flit packets; the trace has a "
+                                                f"{int(tsz.max())}-flit packet")
         max_cycles = int(tc.max()) + 1 + drain
         warmup, window = 0, max_cycles
         qcap = int(np.bincount(ts, minlength=M).max())
@@ -209,7 +210,8 @@ def deflection_trace(planes, rows, *, cycles: int, E: int = 2, link_stages: int 
     require(isinstance(cycles, int) and 1 <= cycles <= 10**7, f"cycles must be 1..1e7, got {cycles}")
     arr = np.asarray([tuple(r) for r in rows], dtype=np.int64).reshape(-1, 4 if rows and len(rows[0]) == 4 else 3)
     require(len(arr) >= 1, "the trace has no packets")
-    require(arr.shape[1] == 3 or bool((arr[:, 3] == 1).all()), "deflection routing carries single-flit packets")
+    require(arr.shape[1] == 3 or bool((arr[:, 3] == PACKET_FLITS).all()),
+            "deflection routing carries single-flit packets")
     require(bool((arr[:, 0] >= 0).all()), "trace cycles must be >= 0")
     require(bool(((arr[:, 1:3] >= 0) & (arr[:, 1:3] < M)).all()), f"trace nodes must be in 0..{M - 1}")
     if ej_ready is None:

@@ -120,7 +120,9 @@ def _deflection_refuse(cfg: Config) -> None:
                           ("allocator", cfg.allocator != "combined")) if v]
     require(not bad, f"{', '.join(bad)} mean(s) nothing for deflection switching (bufferless: no VCs, "
                      f"buffers, lanes, credits or VC allocator)")
-    require(cfg.packet_size == 1, f"deflection switching carries single-flit packets, got packet size "
+    from permnet.gen.routing.deflection import PACKET_FLITS
+
+    require(cfg.packet_size == PACKET_FLITS, f"deflection switching carries single-flit packets, got packet size "
                                   f"{cfg.packet_size}")
 
 

@@ -200,6 +200,20 @@ def test_cli_refusals_are_one_line(argv, needle, capsys):
     assert len(lines) == 1 and lines[0].startswith("permnet: error:") and needle in lines[0], r.stderr
 
 
+def test_a_trace_packet_of_two_flits_is_refused(tmp_path, capsys):
+    """Deflection routers carry packets of one flit: a trace holding a 2-flit packet is refused
+    as such, by netsim (one line, exit 2) and by the cycle-exact trace model."""
+    trace = tmp_path / "t.txt"
+    trace.write_text("0 0 3 1\n1 2 5 2\n")
+    r = run_main(BASE + ["--trace", trace], capsys)
+    assert r.exit_code == 2 and r.stderr.strip() == ("permnet: error: deflection routing carries single-flit "
+                                                     "packets; the trace has a 2-flit packet"), r.stderr
+    planes = tables.network("ldi", 16, 4).table.planes
+    with pytest.raises(PermnetError, match=r"^deflection routing carries single-flit packets$"):
+        deflect.deflection_trace(planes, [(0, 0, 3, 1), (1, 2, 5, 2)], cycles=10)
+    assert len(deflect.deflection_trace(planes, [(0, 0, 3, 1), (1, 2, 5, 1)], cycles=40)) == 2
+
+
 def test_kernel_reads_the_stop_flag():
     """A stop flag set before the first cycle: no cycle runs (``_interruptible`` sets it at a signal)."""
     net = tables.network("ldi", 16, 4)
