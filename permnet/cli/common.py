@@ -52,6 +52,16 @@ def given_options() -> dict[str, str]:
             if ctx.get_parameter_source(p.name) not in (None, click.core.ParameterSource.DEFAULT)}
 
 
+def switching_option(command: str, help: str):
+    """``--switching`` of ``command`` (``router``, ``network``, ``netsim``, ``hil``): the choices are
+    the switchings the router kinds' registry builds there (:func:`permnet.routerkinds.switchings`,
+    read when the command is declared: the registry is static), the first the default."""
+    from permnet.routerkinds import switchings
+
+    names = switchings(command)
+    return click.option("--switching", type=click.Choice(names), default=names[0], show_default=True, help=help)
+
+
 def echo_json(obj) -> None:
     """Indented JSON for small answers, one line for large ones (network descriptions)."""
     text = json.dumps(obj, indent=2, sort_keys=True)

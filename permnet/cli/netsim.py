@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import NET_TOPOLOGIES, SEED, echo_json, given_options, ip_family_options, parallel_options
+from permnet.cli.common import (NET_TOPOLOGIES, SEED, echo_json, given_options, ip_family_options, parallel_options,
+                                switching_option)
 from permnet.gen.routing.deflection import ALLOCATORS as DEFLECTION_ALLOCATORS
 from permnet.gen.routing.deflection import DEFLECT
-from permnet.routerkinds import switchings
 from permnet.rtlnet import ALLOCATORS
 
 TOPOLOGIES = NET_TOPOLOGIES
@@ -40,8 +40,8 @@ TOPOLOGIES = NET_TOPOLOGIES
 @click.option("--buffer", type=int, default=8, show_default=True, help="flits per VC buffer")
 @click.option("--packet-size", type=int, default=4, show_default=True,
               help="flits per packet (1 with --switching deflection unless given)")
-@click.option("--switching", type=click.Choice(switchings("netsim")), default="vct", show_default=True,
-              help="deflection: bufferless deflection routers (gen/routing/deflection.py), single-flit packets")
+@switching_option("netsim", help="deflection: bufferless deflection routers (gen/routing/deflection.py), "
+                                 "single-flit packets")
 @click.option("--ejection-width", type=int, default=2, show_default=True,
               help="--switching deflection: ejection ports per node, 1..S")
 @click.option("--deflection-allocator", type=click.Choice(DEFLECTION_ALLOCATORS), default="permutation",

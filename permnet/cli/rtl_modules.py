@@ -12,10 +12,10 @@ from typing import Callable
 
 import click
 
-from permnet.cli.common import given_options, ints, ldi_options
+from permnet.cli.common import given_options, ints, ldi_options, switching_option
 from permnet.gen.errors import PermnetError, require
 from permnet.gen.hil.regmap import DESIGNS as HIL_DESIGNS
-from permnet.routerkinds import KINDS, check_options, kind_options, switchings
+from permnet.routerkinds import KINDS, check_options, kind_options
 from permnet.rtlnet import ALLOCATORS, ENDPOINTS, ROUTER_CHOICES
 
 
@@ -124,9 +124,8 @@ def hil_param_options(f):
                      "1 or 2 (default 1)")(f)
     f = click.option("--ejection-width", type=int, default=None,
                      help="network, --switching deflection: ejection ports per router (default 2)")(f)
-    f = click.option("--switching", type=click.Choice(switchings("hil")), default="vct", show_default=True,
-                     help="network: VC routers (virtual cut-through) or bufferless deflection routers "
-                     "(single-flit packets; run-time planes swap without a drain)")(f)
+    f = switching_option("hil", help="network: VC routers (virtual cut-through) or bufferless deflection "
+                         "routers (single-flit packets; run-time planes swap without a drain)")(f)
     f = click.option("--vcs", type=click.IntRange(1, 15), default=None,
                      help="network: hop-indexed VCs, the longest route a loaded configuration may have "
                      "(default: LDI's longest)")(f)
@@ -244,9 +243,8 @@ def network_options(f):
     f = click.option("--ejection-width", type=int, default=None,
                      help="--switching deflection: ejection FIFOs (2 flits each) per node, sharing the node's "
                           "output stream (default 2)")(f)
-    f = click.option("--switching", type=click.Choice(switchings("network")), default="vct",
-                     show_default=True, help="the VC routers' switching, or bufferless deflection routers "
-                     "(--endpoints stream; single-flit packets; run-time planes swap without a drain)")(f)
+    f = switching_option("network", help="the VC routers' switching, or bufferless deflection routers "
+                         "(--endpoints stream; single-flit packets; run-time planes swap without a drain)")(f)
     f = click.option("--router", type=click.Choice(ROUTER_CHOICES), default="auto", show_default=True,
                      help="route with the divider-free next-hop unit (LDI with M = S^(h-1) G; auto picks it there) "
                           "or with per-node route tables")(f)
@@ -289,8 +287,7 @@ def router_options(f):
                      help="the divider-free next-hop unit or the node's route table (--switching deflection: "
                           "auto, the planes' productive masks as constants, or table, a loadable mask table rt__*)")(f)
     f = click.option("--flit-width", type=int, default=32, show_default=True, help="payload bits per flit")(f)
-    f = click.option("--switching", type=click.Choice(switchings("router")), default="vct",
-                     show_default=True, help="the VC router's, or the bufferless deflection router (issue 41)")(f)
+    f = switching_option("router", help="the VC router's, or the bufferless deflection router (issue 41)")(f)
     f = click.option("--buffer", type=int, default=4, show_default=True, help="flits per VC (a power of two)")(f)
     f = click.option("--vcs", type=int, default=None,
                      help="virtual channels, at least the longest route (default: the longest route)")(f)
