@@ -147,7 +147,7 @@ def _deflection_hil(switching, ejection_width=None, stages=None, **_):
 DEFLECTION = RouterKind(
     "deflection", ("deflection",),
     owns={"router": ("ejection_width", "stages"), "network": ("ejection_width", "stages"),
-          "netsim": ("ejection_width", "deflection_allocator", "deflect", "side_buffer"),
+          "netsim": ("ejection_width", "deflection_allocator", "deflect", "side_buffer", "priority"),
           "hil": ("ejection_width", "stages")},
     refuses={"router": "--switching deflection has no VCs, buffers or credits: drop {options}",
              "network": "--switching deflection has no VCs, buffers, credits or self-test trace: drop {options}",

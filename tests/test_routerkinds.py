@@ -32,7 +32,8 @@ ARGV = {
 VALUES = {"vcs": "3", "buffer": "8", "lanes": "2", "eject": "vc", "max_size": "2", "link_stages": "1",
           "credit_stages": "1", "allocator": "input-first", "plane_stages": "1", "trace": "t.txt", "packets": "9",
           "span": "9", "seed": "1", "ejection": "port", "ejection_width": "1", "stages": "2",
-          "deflection_allocator": "ideal", "deflect": "nearest", "side_buffer": "2"}
+          "deflection_allocator": "ideal", "deflect": "nearest", "side_buffer": "2",
+          "priority": "random"}
 
 
 def _command(argv):

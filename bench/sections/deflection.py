@@ -27,6 +27,14 @@ were not ejected (per node per cycle; with every queue drained each cycle
 they lost to another flit for the node on the same ejection port), the
 deflection rate and the hops over the shortest.
 
+A second table: the priority (``--priority``; the RTL implements ``age``,
+the spec's "Priority"), on LDI(64,4) with E = 2 and the permutation
+allocator under 10% hot-spot traffic: the saturation (sweep as above), and
+the most hops of a flit at load 1 (delivered or still in the network at the
+end of the drain; the same windows), beside the figures issue 41 quotes from
+its own model (not measured here: its run lengths are not stated, and random
+priority's worst case grows with the run). The same at LDI(256,8).
+
 ``python bench/run.py --section deflection`` (about a minute on a shared
 2-core machine). The timing case (``python bench/run.py -k "netsim deflection"``):
 the compiled loop (:func:`permnet.sim.netsim.deflect_kernel.simulate`) against
@@ -141,6 +149,40 @@ def table(args):
             "(packets/node/cycle)", ["case", "measured", "vs", "target", "met"], rows)
 
 
+PRIORITY_CASES = [(64, 4, {"age": "134", "random": "2,324", "golden": "like random (no figure)"}),
+                  (256, 8, {"age": "1,035", "random": "23,963", "golden": "like random (no figure)"})]
+
+
+def tables(args):
+    """Age, random and golden priority (module doc, second table)."""
+    from permnet.gen.routing import tables as routing
+    from permnet.gen.routing.deflection import PRIORITIES, distances, golden_hop_bound, hop_bound
+    from permnet.sim import netsim
+
+    rows = []
+    for M, S, quoted in PRIORITY_CASES:
+        net = routing.network("ldi", M, S)
+        D = int(distances(net.planes).max())
+        sat = {}
+        for p in PRIORITIES:
+            cfg = netsim.Config(switching="deflection", packet_size=1, ejection_width=2, priority=p, **WINDOW)
+            if M == 64:
+                sat[p] = s = _saturation(net, "hotspot:0:0.1", cfg)
+                rows.append([f"LDI({M},{S}), --priority {p}, hotspot:0:0.1: saturation", f"{s:.4g}",
+                             "-" if p == "age" else f"{s / sat['age']:.3g}x age", "-", "report", "-"])
+            r = netsim.simulate(net, netsim.pattern("hotspot:0:0.1", M), 1.0, cfg)
+            worst = max(r.hops_max, r.hops_max_in_flight)
+            bound = {"age": hop_bound(M, S, D, 1), "golden": golden_hop_bound(M, D)}.get(p)
+            rows.append([f"LDI({M},{S}), --priority {p}, hotspot:0:0.1 at load 1: hops max", f"{worst:,}",
+                         f"deflection rate {r.deflection_rate:.3g}", quoted[p],
+                         "no bound (report)" if bound is None else
+                         f"<= {'golden_' if p == 'golden' else ''}hop_bound = {bound:,}",
+                         "-" if bound is None else "yes" if worst <= bound else "no"])
+    return [("netsim deflection priority (model only but age): E=2, permutation allocator, 10% hot spot",
+             ["case", "measured (ours)", "also measured", "issue 41's model (quoted, not ours)", "target", "met"],
+             rows)]
+
+
 def _kernel_args(net, load, warmup, window):
     import numpy as np
 
@@ -153,7 +195,8 @@ def _kernel_args(net, load, warmup, window):
     return (planes, masks, dist, 2, False, 1, (1 << age_bits(M, S, D, 1)) - 1, 256, deflect_kernel.UNIFORM,
             np.zeros(1, np.int64), float(load), 0, 0.0, np.zeros((1, 1)), e, e, e, warmup, window,
             warmup + 5 * window, 1, 0, np.zeros((0, 1, 1), np.uint8),
-            np.zeros(1, np.int64), np.zeros_like(masks), 0)     # stop, neutral, B: netsim's signature
+            np.zeros(1, np.int64), np.zeros_like(masks), 0, 0, 1)   # stop, neutral, B, priority, epoch: netsim's
+                                                                        # signature
 
 
 @case("netsim deflection LDI(64,4) uniform 0.3, E=2, permutation, s per 1e5 router-cycles",

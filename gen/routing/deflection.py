@@ -155,6 +155,46 @@ is ejected by t0 + N_B (D + 1) K - 1; it leaves a router at most once every K
 cycles, so it takes at most ``N_B (D + 1)`` hops
 (``hop_bound(M, S, D, K, side_buffer=B)``), and ``age_bits(..., side_buffer=B)``
 holds the ``N_B (D + 1) K`` cycles.
+
+Priority (model only: the RTL implements ``age``)
+--------------------------------------------------
+Every rule above that ranks flits (ejection, the 2x2 blocks, the ideal
+allocator's order, the side buffer) compares one key per flit, larger first,
+equal keys as stated there. :func:`route_step` takes it as ``key`` (default
+:meth:`Flit.key`); the simulator's ``priority`` (``permnet netsim --switching
+deflection --priority P``, one of ``PRIORITIES``) computes it for a flit at a
+router in cycle t:
+
+* ``age`` (the default and the RTL's): ``(age, src)``, oldest first; the
+  bound above.
+* ``random``: :func:`random_key` ``(seed, t, serial)``, a fresh 32-bit key a
+  flit and cycle, ``serial`` the packet's creation index: three rounds of the
+  "lowbias32" integer hash (C. Wellons, hash-prospector) over the run's seed,
+  the cycle and the serial. It draws nothing from the traffic's random stream,
+  so the traffic is the same as under ``age`` and a run is a function of its
+  seed (a sweep's load points do not depend on each other or on the workers).
+  **No livelock bound**: nothing ranks an old flit above a new one, so a flit
+  can lose every contention it meets for as long as others contend (the
+  probability falls geometrically, but no number of hops is excluded).
+* ``golden`` (CHIPPER's golden packet, Fallin, Craik and Mutlu, HPCA 2011): a
+  packet's id is ``(src, seq)``, seq its sequence number at its source counted
+  at injection modulo ``GOLDEN_IDS``. Cycles fall into epochs of
+  ``L = golden_epoch(D, K) = (D + 1) K``; in epoch e the id
+  ``golden_id(t, M, L) = (e mod M, (e div M) mod GOLDEN_IDS)`` is golden, every
+  id once in ``M GOLDEN_IDS`` epochs. A flit with the golden id has key
+  ``GOLDEN_BASE + age M + src`` (oldest first among them), every other flit
+  its random key. Bound, every ejection queue drained and no source with two
+  flits of one id in the network at once: the golden flit is then the
+  highest-priority flit in the network for its whole epoch, so by the
+  argument above (side buffers included) it leaves within ``(D + 1) K``
+  cycles, inside the epoch. A flit injected in cycle t0 is in the network when
+  its id's next epoch starts, at most ``M GOLDEN_IDS L`` cycles later, and
+  leaves within it: at most ``(M GOLDEN_IDS + 1)(D + 1)`` hops
+  (:func:`golden_hop_bound`). Where ids repeat (a source with ``GOLDEN_IDS``
+  flits or more in the network) the oldest of them goes first, each epoch of
+  the id delivers one, and the bound grows by ``M GOLDEN_IDS (D + 1)`` hops
+  for each older flit with F's id. The model's ages saturate at
+  ``2**age_bits - 1`` as for ``age``.
 """
 
 from __future__ import annotations
@@ -166,13 +206,17 @@ import numpy as np
 
 from permnet.gen.errors import require
 
-__all__ = ["ALLOCATORS", "DEFLECT", "EJECT_DEPTH", "PACKET_FLITS", "Flit", "distances", "productive_masks",
-           "neutral_masks", "hop_bound", "age_bits", "route_step", "permute", "ideal"]
+__all__ = ["ALLOCATORS", "DEFLECT", "EJECT_DEPTH", "PACKET_FLITS", "PRIORITIES", "GOLDEN_IDS", "GOLDEN_BASE", "Flit",
+           "distances", "productive_masks", "neutral_masks", "hop_bound", "age_bits", "random_key", "golden_epoch",
+           "golden_id", "golden_hop_bound", "route_step", "permute", "ideal"]
 
 ALLOCATORS = ("permutation", "ideal")
 DEFLECT = ("any", "nearest")   # where a flit with no productive output goes (module doc: "Options"); model only
 EJECT_DEPTH = 2          # flits per ejection queue: one a cycle at full rate, nothing read from `ready`
 PACKET_FLITS = 1         # flits per packet: every packet is one flit (:class:`Flit`), routed and deflected alone
+PRIORITIES = ("age", "random", "golden")   # how contending flits are ranked (module doc: "Priority"); RTL: age
+GOLDEN_IDS = 16          # golden priority: sequence numbers per source, counted at injection modulo this
+GOLDEN_BASE = 1 << 48    # golden priority: added to the golden flits' (age, src) key, above every random key
 
 
 @dataclass(frozen=True)
@@ -250,9 +294,47 @@ def age_bits(M: int, S: int, diameter: int, hop_cycles: int = 1, side_buffer: in
     return max(1, (hop_bound(M, S, diameter, hop_cycles, side_buffer) * hop_cycles).bit_length())
 
 
-def _beats(a: Flit | None, b: Flit | None) -> bool:
-    """The upper lane's flit ``a`` wins against the lower lane's ``b``."""
-    return a is not None and (b is None or a.key() >= b.key())
+_H32 = 0xFFFFFFFF
+
+
+def _lowbias32(x: int) -> int:
+    """C. Wellons's "lowbias32" integer hash (hash-prospector), on 32 bits."""
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & _H32
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & _H32
+    return x ^ (x >> 16)
+
+
+def random_key(seed: int, cycle: int, serial: int) -> int:
+    """The ``random`` priority's key of packet ``serial`` (its creation index) in ``cycle`` (module doc,
+    "Priority"): ``h(h(h(seed) ^ cycle) ^ serial)``, h :func:`_lowbias32`, each input taken modulo 2^32;
+    a 32-bit key, fresh every cycle, a function of the run's seed only."""
+    return _lowbias32(_lowbias32(_lowbias32(seed & _H32) ^ (cycle & _H32)) ^ (serial & _H32))
+
+
+def golden_epoch(diameter: int, hop_cycles: int = 1) -> int:
+    """Cycles of a golden epoch, ``(D + 1) K``: the highest-priority flit leaves within them (module doc)."""
+    return (diameter + 1) * hop_cycles
+
+
+def golden_id(cycle: int, M: int, epoch: int) -> tuple[int, int]:
+    """The golden packet id ``(src, seq)`` in ``cycle``: epoch ``e = cycle // epoch`` makes
+    ``(e mod M, (e div M) mod GOLDEN_IDS)`` golden, each id once every ``M GOLDEN_IDS`` epochs."""
+    e = cycle // epoch
+    return e % M, (e // M) % GOLDEN_IDS
+
+
+def golden_hop_bound(M: int, diameter: int) -> int:
+    """Hops within which the ``golden`` priority delivers every flit while every ejection queue is drained
+    and no source has two flits of one id in the network (module doc, "Priority"):
+    ``(M GOLDEN_IDS + 1)(D + 1)``."""
+    return (M * GOLDEN_IDS + 1) * (diameter + 1)
+
+
+def _beats(a: Flit | None, b: Flit | None, key=Flit.key) -> bool:
+    """The upper lane's flit ``a`` wins against the lower lane's ``b`` (``key``: the priority)."""
+    return a is not None and (b is None or key(a) >= key(b))
 
 
 def _sides(mask: int, q: int, b: int) -> tuple[bool, bool]:
@@ -279,10 +361,10 @@ def _use(mask: int, neutral: int | None, q: int, b: int) -> int:
     return mask if mask & reach else neutral
 
 
-def permute(lanes: list, masks: list[int], S: int, neutral: list[int] | None = None) -> list:
+def permute(lanes: list, masks: list[int], S: int, neutral: list[int] | None = None, key=Flit.key) -> list:
     """CHIPPER-style permutation network (module doc, step 3): ``lanes[p]`` a flit or None, ``masks[p]``
-    its productive mask, ``neutral[p]`` its neutral mask (``deflect="nearest"``; None: the default);
-    returns the flit on each output."""
+    its productive mask, ``neutral[p]`` its neutral mask (``deflect="nearest"``; None: the default),
+    ``key`` a flit's priority (module doc, "Priority"); returns the flit on each output."""
     k = S.bit_length() - 1
     require(S == 1 << k, f"the permutation allocator needs S a power of two, got S = {S}")
     lanes, masks = list(lanes), list(masks)
@@ -294,7 +376,7 @@ def permute(lanes: list, masks: list[int], S: int, neutral: list[int] | None = N
                 continue
             q = p | 1 << b
             up, lo = (lanes[p], masks[p], neut[p]), (lanes[q], masks[q], neut[q])
-            if _beats(lanes[p], lanes[q]):
+            if _beats(lanes[p], lanes[q], key):
                 win, lose, win_side = up, lo, 0
             else:
                 win, lose, win_side = lo, up, 1
@@ -310,11 +392,11 @@ def permute(lanes: list, masks: list[int], S: int, neutral: list[int] | None = N
     return lanes
 
 
-def ideal(lanes: list, masks: list[int], S: int, neutral: list[int] | None = None) -> list:
-    """The ideal allocator (module doc, step 3): by priority, the lowest free productive output, else (with
-    ``neutral`` masks, ``deflect="nearest"``) the lowest free neutral output, else the lowest free output."""
+def ideal(lanes: list, masks: list[int], S: int, neutral: list[int] | None = None, key=Flit.key) -> list:
+    """The ideal allocator (module doc, step 3): by priority (``key``), the lowest free productive output, else
+    (with ``neutral`` masks, ``deflect="nearest"``) the lowest free neutral output, else the lowest free output."""
     out: list = [None] * S
-    order = sorted((p for p in range(S) if lanes[p] is not None), key=lambda p: lanes[p].key(), reverse=True)
+    order = sorted((p for p in range(S) if lanes[p] is not None), key=lambda p: key(lanes[p]), reverse=True)
     for p in order:
         free = [y for y in range(S) if out[y] is None]
         good = [y for y in free if masks[p] >> y & 1]
@@ -325,7 +407,7 @@ def ideal(lanes: list, masks: list[int], S: int, neutral: list[int] | None = Non
 
 def route_step(n: int, slots: list, mask_row, inject: Flit | None, room: list[bool], E: int,
                hop_cycles: int = 1, age_max: int | None = None, allocator: str = "permutation",
-               neutral_row=None, side_buffer: int = 0, side: list | None = None):
+               neutral_row=None, side_buffer: int = 0, side: list | None = None, key=Flit.key):
     """One cycle of node n (module doc).
 
     ``slots[y]``: the flit at input y or None; ``mask_row[d]``: n's productive mask for d;
@@ -337,7 +419,9 @@ def route_step(n: int, slots: list, mask_row, inject: Flit | None, room: list[bo
     Options (module doc, "Options"; model only): ``neutral_row[d]``, n's neutral mask for d
     (``deflect="nearest"``); ``side_buffer`` B > 0 with ``side``, n's side buffer at the start of
     the cycle (a list of at most B flits, in order of entry), which is updated in place to its
-    content at the start of the next cycle (ages grown by 1, saturating at ``age_max``)."""
+    content at the start of the next cycle (ages grown by 1, saturating at ``age_max``); ``key``, a
+    flit's priority in this cycle (module doc, "Priority"; default :meth:`Flit.key`, ``age``), called on
+    the flits as they are at the start of the cycle (the offered flit with ``src`` n and ``age`` 0)."""
     S = len(slots)
     require(1 <= E <= S, f"ejection ports must be 1..S, got {E}")
     require(side_buffer == 0 or (side is not None and len(side) <= side_buffer),
@@ -349,20 +433,20 @@ def route_step(n: int, slots: list, mask_row, inject: Flit | None, room: list[bo
             continue
         cand = [y for y in range(e, S, E) if lanes[y] is not None and lanes[y].dst == n]
         if cand:
-            y = max(cand, key=lambda y: lanes[y].key())
+            y = max(cand, key=lambda y: key(lanes[y]))
             ejected[e] = lanes[y]
             lanes[y] = None
     if side_buffer and side:
-        i = max(range(len(side)), key=lambda i: side[i].key())
+        i = max(range(len(side)), key=lambda i: key(side[i]))
         f = side[i]
         free = [y for y in range(S) if lanes[y] is None]
         if free:
             lanes[free[0]] = f
             del side[i]
-        elif all(f.key() > g.key() for g in lanes):
+        elif all(key(f) > key(g) for g in lanes):
             cand = [y for y in range(S) if lanes[y].dst != n]
             if cand:
-                y = min(cand, key=lambda y: lanes[y].key())
+                y = min(cand, key=lambda y: key(lanes[y]))
                 del side[i]
                 side.append(lanes[y])
                 lanes[y] = f
@@ -374,7 +458,7 @@ def route_step(n: int, slots: list, mask_row, inject: Flit | None, room: list[bo
             injected = True
     masks = [int(mask_row[f.dst]) if f is not None else 0 for f in lanes]
     neutral = None if neutral_row is None else [int(neutral_row[f.dst]) if f is not None else 0 for f in lanes]
-    out = (permute if allocator == "permutation" else ideal)(lanes, masks, S, neutral)
+    out = (permute if allocator == "permutation" else ideal)(lanes, masks, S, neutral, key)
     if side_buffer and len(side) < side_buffer:
         for y, f in enumerate(out):
             if f is not None and f.dst != n and not int(mask_row[f.dst]) >> y & 1:

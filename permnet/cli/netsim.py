@@ -10,7 +10,7 @@ import click
 from permnet.cli.common import (NET_TOPOLOGIES, SEED, echo_json, given_options, ip_family_options, parallel_options,
                                 switching_option)
 from permnet.gen.routing.deflection import ALLOCATORS as DEFLECTION_ALLOCATORS
-from permnet.gen.routing.deflection import DEFLECT
+from permnet.gen.routing.deflection import DEFLECT, PRIORITIES
 from permnet.rtlnet import ALLOCATORS
 
 TOPOLOGIES = NET_TOPOLOGIES
@@ -52,6 +52,9 @@ TOPOLOGIES = NET_TOPOLOGIES
                    "productive output to one that keeps its distance first")
 @click.option("--side-buffer", type=int, default=0, show_default=True,
               help="--switching deflection, model only: flits per node in a MinBD-style side buffer (0: none)")
+@click.option("--priority", type=click.Choice(PRIORITIES), default="age", show_default=True,
+              help="--switching deflection: how contending flits rank; age: oldest first (the RTL's); model only: "
+                   "random (a fresh seeded key each cycle, no hop bound), golden (CHIPPER's golden packet)")
 @click.option("--lanes", type=int, default=None, help="injection lanes per node (default: S)")
 @click.option("--ejection", type=click.Choice(["vc", "port"]), default="vc", show_default=True,
               help="one flit per input VC per cycle, or one ejection port per node (the RTL's stream endpoints)")
@@ -81,7 +84,7 @@ TOPOLOGIES = NET_TOPOLOGIES
 def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, routing, traffic, trace, load, vcs, buffer,
           packet_size, switching, lanes, ejection, link_stages, credit_stages, allocator, cycles, warmup, timeout, seed, refine, allow_deadlock,
           output, links, as_json, traffic_matrix, ejection_width, deflection_allocator, workers, scheduler, deflect,
-          side_buffer):
+          side_buffer, priority):
     """Cycle-level simulation: latency, throughput, hops, saturation (BookSim-style summary)."""
     from permnet.netsim import NetsimRequest, run
     from permnet.sim.netsim import Config
@@ -92,7 +95,7 @@ def group(topology, M, config, S, chords, levels, nucleus, merge, symmetric, rou
     cfg = Config(vcs=vcs, buffer=buffer, packet_size=packet_size, switching=switching, lanes=lanes, ejection=ejection,
                  link_stages=link_stages, credit_stages=credit_stages, allocator=allocator, warmup=warmup, cycles=cycles, timeout=timeout, seed=seed,
                  ejection_width=ejection_width, deflection_allocator=deflection_allocator, deflect=deflect,
-                 side_buffer=side_buffer)
+                 side_buffer=side_buffer, priority=priority)
     rep = run(req, cfg)
     if as_json:
         echo_json(rep.as_dict())

@@ -110,9 +110,15 @@ leaves every cycle). Around it (:mod:`permnet.sim.netsim.deflect_kernel`):
   packet at the injection port that found no free slot), ``eject_missed``
   (flits at their destination not ejected, per node per cycle) and
   ``side_entered`` (side-buffer entries per node per cycle).
+* ``Config.priority``: how contending flits rank (the spec's "Priority"):
+  ``age`` (oldest first, the RTL's and the default), model only ``random``
+  (a fresh key a flit and cycle, a hash of the seed, the cycle and the
+  packet's serial; no hop bound) or ``golden`` (CHIPPER's golden packet,
+  within ``golden_hop_bound`` while a source's ids are unique).
 
-Random numbers come from one seeded MT19937 stream; a run is a function of
-its inputs and the seed.
+Random numbers come from one seeded MT19937 stream (the deflection model's
+random priority keys from a hash of the seed, which draws nothing from it); a
+run is a function of its inputs and the seed.
 """
 
 from permnet.sim.netsim.run import ALLOCATORS, Config, NetsimDeadlock, Result, Sweep, loads, simulate, sweep, zero_load_latency

@@ -14,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from permnet.gen.errors import require
-from permnet.gen.routing.deflection import (ALLOCATORS, DEFLECT, PACKET_FLITS, age_bits, distances, neutral_masks,
-                                            productive_masks)
+from permnet.gen.routing.deflection import (ALLOCATORS, DEFLECT, PACKET_FLITS, PRIORITIES, age_bits, distances,
+                                            golden_epoch, neutral_masks, productive_masks)
 from permnet.sim.netsim import deflect_kernel
 
 __all__ = ["Delivery", "check", "tables", "zero_load_latency", "simulate", "deflection_trace"]
@@ -37,9 +37,11 @@ class Delivery(NamedTuple):
     hops: int
 
 
-def check(S: int, E: int, allocator: str, deflect: str = "any", side_buffer: int = 0) -> None:
+def check(S: int, E: int, allocator: str, deflect: str = "any", side_buffer: int = 0, priority: str = "age") -> None:
     """Refuse ejection widths outside 1..S, unknown allocators, and the permutation allocator without S = 2^k;
-    unknown deflection rules and side buffers outside 0..MAX_SIDE_BUFFER (the spec's options)."""
+    unknown deflection rules, side buffers outside 0..MAX_SIDE_BUFFER and unknown priorities (the spec's
+    options)."""
+    require(priority in PRIORITIES, f"priority must be {', '.join(PRIORITIES)}, got {priority!r}")
     require(deflect in DEFLECT, f"deflect must be {' or '.join(DEFLECT)}, got {deflect!r}")
     require(isinstance(side_buffer, int) and 0 <= side_buffer <= MAX_SIDE_BUFFER,
             f"side buffer must be 0..{MAX_SIDE_BUFFER} flits per node, got {side_buffer}")
@@ -93,7 +95,8 @@ def zero_load_latency(planes, link_stages: int = 0) -> float:
 
 
 def _run(planes, dist, masks, diameter, *, E, allocator, link_stages, qcap, kind, dest, rate, hot, hot_frac, cdf,
-         tc, ts, td, warmup, window, max_cycles, seed, logcap, ej_ready, deflect="any", side_buffer=0):
+         tc, ts, td, warmup, window, max_cycles, seed, logcap, ej_ready, deflect="any", side_buffer=0,
+         priority="age"):
     from permnet.sim.netsim.run import _interruptible
 
     S, M = planes.shape
@@ -101,7 +104,8 @@ def _run(planes, dist, masks, diameter, *, E, allocator, link_stages, qcap, kind
     age_max = (1 << age_bits(M, S, diameter, K, side_buffer)) - 1
     # one compiled signature for every option, the default's included (a neutral mask of 0 is
     # the default's rule): a second signature of this kernel is a second compilation of 15-40 s
-    opts = dict(neutral=_neutral(planes, dist) if deflect == "nearest" else np.zeros_like(masks), B=side_buffer)
+    opts = dict(neutral=_neutral(planes, dist) if deflect == "nearest" else np.zeros_like(masks), B=side_buffer,
+                priority=PRIORITIES.index(priority), epoch=golden_epoch(diameter, K))
     require(M * qcap <= 1 << 24, f"the simulator state would be too large: {M} nodes x {qcap}-packet source queues")
     return _interruptible(planes, masks, dist, E, allocator == "ideal", K, age_max, qcap, kind, dest, float(rate),
                           hot, float(hot_frac), cdf, tc, ts, td, warmup, window, max_cycles, seed, logcap, ej_ready,
@@ -117,7 +121,7 @@ def simulate(net, traffic, load: float, cfg, name: str | None = None):
     table = net.table if hasattr(net, "table") else net
     planes, dist, masks, diameter = tables(table.planes)
     S, M = planes.shape
-    check(S, cfg.ejection_width, cfg.deflection_allocator, cfg.deflect, cfg.side_buffer)
+    check(S, cfg.ejection_width, cfg.deflection_allocator, cfg.deflect, cfg.side_buffer, cfg.priority)
     drain = 4 * cfg.cycles if cfg.drain is None else cfg.drain
     empty = np.zeros(0, dtype=np.int64)
     trace = traffic.kind == deflect_kernel.TRACE
@@ -138,7 +142,8 @@ def simulate(net, traffic, load: float, cfg, name: str | None = None):
         hot=traffic.hot, hot_frac=traffic.hot_frac,
         cdf=traffic.cdf if traffic.cdf is not None else np.zeros((1, 1)), tc=tc, ts=ts, td=td, warmup=warmup,
         window=window, max_cycles=max_cycles, seed=cfg.seed, logcap=cfg.log,
-        ej_ready=np.zeros((0, 1, 1), dtype=np.uint8), deflect=cfg.deflect, side_buffer=cfg.side_buffer)
+        ej_ready=np.zeros((0, 1, 1), dtype=np.uint8), deflect=cfg.deflect, side_buffer=cfg.side_buffer,
+        priority=cfg.priority)
     st = dict(zip(deflect_kernel.STAT_FIELDS, (int(x) for x in stats)))
     done = st["measured_done"]
     if trace:
@@ -166,7 +171,8 @@ def simulate(net, traffic, load: float, cfg, name: str | None = None):
 
 
 def deflection_trace(planes, rows, *, cycles: int, E: int = 2, link_stages: int = 0, allocator: str = "permutation",
-                     ej_ready=None, deflect: str = "any", side_buffer: int = 0) -> list[Delivery]:
+                     ej_ready=None, deflect: str = "any", side_buffer: int = 0, priority: str = "age",
+                     seed: int = 0) -> list[Delivery]:
     """The delivery log of a network of deflection routers fed a trace: what the RTL's network must
     deliver, cycle for cycle.
 
@@ -200,12 +206,18 @@ def deflection_trace(planes, rows, *, cycles: int, E: int = 2, link_stages: int 
     and ``side_buffer``, ages saturating at ``2**age_bits(M, S, D, K, side_buffer) - 1``); ``hops``
     does not count cycles in a side buffer.
 
+    ``priority`` and ``seed``: the spec's priority (module doc, "Priority"; model only), a flit's key
+    in cycle t that of ``route_step``'s ``key``: ``random_key(seed, t, i)`` for ``random`` (i: the
+    packet's index in ``rows`` sorted stably by cycle, its serial where the rows are in order), and
+    for ``golden`` the golden key when ``(src, seq)`` is ``golden_id(t, M, golden_epoch(D, K))``
+    (seq: the packets node src injected before it, modulo ``GOLDEN_IDS``).
+
     For a network of :class:`permnet.hdl.deflect.DeflectionRouter` with ``stages`` P and L
     registers on each link, K = P + L, so ``link_stages = P - 1 + L``.
     """
     planes, dist, masks, diameter = tables(planes)
     S, M = planes.shape
-    check(S, E, allocator, deflect, side_buffer)
+    check(S, E, allocator, deflect, side_buffer, priority)
     require(isinstance(link_stages, int) and 0 <= link_stages <= 16, f"link stages must be 0..16, got {link_stages}")
     require(isinstance(cycles, int) and 1 <= cycles <= 10**7, f"cycles must be 1..1e7, got {cycles}")
     arr = np.asarray([tuple(r) for r in rows], dtype=np.int64).reshape(-1, 4 if rows and len(rows[0]) == 4 else 3)
@@ -227,6 +239,7 @@ def deflection_trace(planes, rows, *, cycles: int, E: int = 2, link_stages: int 
         qcap=int(np.bincount(a[:, 1], minlength=M).max()), kind=deflect_kernel.TRACE, dest=np.zeros(1, np.int64),
         rate=1.0, hot=0, hot_frac=0.0, cdf=np.zeros((1, 1)), tc=np.ascontiguousarray(a[:, 0]),
         ts=np.ascontiguousarray(a[:, 1]), td=np.ascontiguousarray(a[:, 2]), warmup=0, window=cycles,
-        max_cycles=cycles, seed=0, logcap=len(a), ej_ready=ready, deflect=deflect, side_buffer=side_buffer)
+        max_cycles=cycles, seed=seed, logcap=len(a), ej_ready=ready, deflect=deflect, side_buffer=side_buffer,
+        priority=priority)
     out = [Delivery(int(order[r[0]]), *(int(x) for x in r[[1, 2, 4, 5, 6, 7, 8]])) for r in log]
     return sorted(out)

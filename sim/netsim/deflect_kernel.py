@@ -12,13 +12,30 @@ A packet is an index ``p`` into the packet arrays. ``pipe[t % K, v, y]`` is
 the packet that reaches input y of node v in cycle t (K = hop cycles): a flit
 leaving output y of node n in cycle t is written to
 ``pipe[t % K, planes[y, n], y]``, read again K cycles later. Priority key of
-a flit: ``age * M + src`` (the spec's ``(age, src)``, larger first).
+a flit: ``pkey[p]`` ("Priority" below; by default ``age * M + src``, the
+spec's ``(age, src)``, larger first).
 
 The spec's options (model only): ``neutral`` (``deflect="nearest"``, the
 spec's :func:`~permnet.gen.routing.deflection.neutral_masks`; None: the
 default) and ``B``, side-buffer flits per node (0: none). ``sb[n, :sbn[n]]``
 is node n's side buffer in order of entry. A lane's neutral mask is 0 without
 ``neutral``, which makes every rule below the default's.
+
+Priority (``priority``: the index of the spec's ``PRIORITIES``; the RTL
+implements 0, age): ``pkey[p]`` is flit p's key in this cycle at its router,
+larger first, computed at the start of the node's cycle for the flits in its
+slots, in its side buffer and at its injection port: ``age * M + src``
+(0, age), the spec's
+:func:`~permnet.gen.routing.deflection.random_key` of ``(seed, t, serial)``
+(1, random; ``serial`` the packet's creation index, so the key does not
+depend on which other flits exist) or, for golden, ``GOLDEN_BASE + age * M +
+src`` for a flit whose ``(src, pseq)`` is the spec's
+:func:`~permnet.gen.routing.deflection.golden_id` of the cycle and ``epoch``,
+else the random key (2). ``pseq[p]``: the flit's sequence number at its
+source, counted at injection modulo ``GOLDEN_IDS``. The random key is
+computed inline (the hash's 32-bit products split in 16-bit halves, so numba's
+int64 and CPython agree without overflow), and draws nothing from the traffic's
+random stream: the traffic is the same for every priority.
 """
 
 from __future__ import annotations
@@ -26,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from permnet.gen.routing.deflection import EJECT_DEPTH
+from permnet.gen.routing.deflection import EJECT_DEPTH, GOLDEN_BASE, GOLDEN_IDS
 
 # stats vector fields
 STAT_FIELDS = ("cycles", "created_window", "measured", "measured_done", "latency_sum", "hops_sum", "accepted_packets",
@@ -44,7 +61,8 @@ UNIFORM, PERMUTATION, HOTSPOT, TRACE, MATRIX = 0, 1, 2, 3, 4
 
 @njit(cache=True, nogil=True)
 def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, hot, hot_frac, cdf, tc, ts, td,
-             warmup, window, max_cycles, seed, logcap, ej_ready, stop=None, neutral=None, B=0):
+             warmup, window, max_cycles, seed, logcap, ej_ready, stop=None, neutral=None, B=0, priority=0,
+             epoch=1):
     S, M = planes.shape
     DEPTH = EJECT_DEPTH
     np.random.seed(seed)
@@ -61,6 +79,11 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
     pport = np.zeros(pcap, np.int64)
     pmeas = np.zeros(pcap, np.uint8)
     pserial = np.zeros(pcap, np.int64)
+    pkey = np.zeros(pcap, np.int64)
+    pseq = np.zeros(pcap, np.int64)
+    nseq = np.zeros(M, np.int64)
+    H32 = 0xFFFFFFFF
+    hseed = seed & H32
     free = np.arange(pcap - 1, -1, -1).astype(np.int64)
     ftop = pcap
     sq = np.zeros((M, qcap), np.int64)
@@ -188,6 +211,10 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                 sqn[n] += 1
         # the flits that reach the routers' inputs this cycle; this cycle's outputs reuse the slot
         slot = t % K
+        # the golden packet id of the cycle (priority 2): the spec's golden_id(t, M, epoch)
+        gep = t // epoch
+        gsrc = gep % M
+        gseq = (gep // M) % GOLDEN_IDS
         for n in range(M):
             for y in range(S):
                 cur[n, y] = pipe[slot, n, y]
@@ -237,6 +264,38 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                     occupied += 1
             if occupied == 0 and sqn[n] == 0 and sbn[n] == 0:
                 continue
+            # this cycle's keys (module doc, "Priority"): the slots' flits, the side buffer's, the offered one
+            if sqn[n] > 0:
+                p = sq[n, sqh[n]]
+                page[p] = 0
+                pseq[p] = nseq[n]
+            for j in range(S + sbn[n] + 1):
+                if j < S:
+                    p = lane[j]
+                elif j < S + sbn[n]:
+                    p = sb[n, j - S]
+                else:
+                    p = sq[n, sqh[n]] if sqn[n] > 0 else -1
+                if p < 0:
+                    continue
+                if priority == 0:
+                    pkey[p] = page[p] * M + psrc[p]
+                    continue
+                # random_key(seed, t, serial): three lowbias32 rounds, x * m mod 2^32 in 16-bit halves
+                hx = hseed
+                for hr in range(3):
+                    if hr == 1:
+                        hx ^= t & H32
+                    elif hr == 2:
+                        hx ^= pserial[p] & H32
+                    hx ^= hx >> 16
+                    hx = (hx * 0x352D + (((hx * 0x7FEB) & 0xFFFF) << 16)) & H32
+                    hx ^= hx >> 15
+                    hx = (hx * 0xA68B + (((hx * 0x846C) & 0xFFFF) << 16)) & H32
+                    hx ^= hx >> 16
+                pkey[p] = hx
+                if priority == 2 and psrc[p] == gsrc and pseq[p] == gseq:
+                    pkey[p] = GOLDEN_BASE + page[p] * M + psrc[p]
             # 1. ejection: port e, if its queue had room, takes the highest-priority flit for n among
             # slots e, e + E, ... (the first of equal keys, as max() does)
             for e in range(E):
@@ -254,7 +313,7 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                     p = lane[y]
                     if p >= 0 and pdst[p] == n:
                         c += 1
-                        k = page[p] * M + psrc[p]
+                        k = pkey[p]
                         if k > bk:
                             best = y
                             bk = k
@@ -271,9 +330,9 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
             # none free, if it beats every slot's flit, it swaps with the lowest-priority flit not for n
             if sbn[n] > 0:
                 bi = 0
-                bk = page[sb[n, 0]] * M + psrc[sb[n, 0]]
+                bk = pkey[sb[n, 0]]
                 for i in range(1, sbn[n]):
-                    k = page[sb[n, i]] * M + psrc[sb[n, i]]
+                    k = pkey[sb[n, i]]
                     if k > bk:
                         bi = i
                         bk = k
@@ -288,7 +347,7 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                     older = True
                     ck = 0
                     for y in range(S):
-                        k = page[lane[y]] * M + psrc[lane[y]]
+                        k = pkey[lane[y]]
                         if k >= bk:
                             older = False
                         if older and pdst[lane[y]] != n and (fy < 0 or k < ck):
@@ -323,6 +382,7 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                         lane[y] = p
                         page[p] = 0
                         ptin[p] = t
+                        nseq[n] = (nseq[n] + 1) % GOLDEN_IDS
                         break
             for y in range(S):
                 lmask[y] = masks[n, pdst[lane[y]]] if lane[y] >= 0 else 0
@@ -342,7 +402,7 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                     bk = -1
                     for q in range(S):
                         if lane[q] >= 0 and placed[q] == 0:
-                            k = page[lane[q]] * M + psrc[lane[q]]
+                            k = pkey[lane[q]]
                             if k > bk:
                                 best = q
                                 bk = k
@@ -373,7 +433,7 @@ def simulate(planes, masks, dist, E, ideal, K, age_max, qcap, kind, dest, rate, 
                         q1 = q0 | (1 << b)
                         a = lane[q0]
                         c = lane[q1]
-                        if a >= 0 and (c < 0 or page[a] * M + psrc[a] >= page[c] * M + psrc[c]):
+                        if a >= 0 and (c < 0 or pkey[a] >= pkey[c]):
                             w = q0
                             l = q1
                             wside = 0

@@ -61,6 +61,7 @@ class Config:
     deflection_allocator: str = "permutation"   # deflection: "permutation" (S = 2^k) or "ideal"
     deflect: str = "any"            # deflection, model only: "nearest" prefers neutral outputs (spec "Options")
     side_buffer: int = 0            # deflection, model only: MinBD-style side-buffer flits per node (spec "Options")
+    priority: str = "age"           # deflection: "age" (oldest first, the RTL's), model only "random" or "golden"
 
     def check(self, max_hops: int) -> "Config":
         """The configuration a run uses: first the model of ``switching`` (:data:`MODELS`) refuses
@@ -94,8 +95,9 @@ class Config:
 def _vc_refuse(cfg: Config) -> None:
     """None of the deflection router's fields."""
     require(cfg.ejection_width == 2 and cfg.deflection_allocator == "permutation" and cfg.deflect == "any"
-            and cfg.side_buffer == 0,
-            "ejection width, deflection allocator, deflect and side buffer are for deflection switching only")
+            and cfg.side_buffer == 0 and cfg.priority == "age",
+            "ejection width, deflection allocator, deflect, side buffer and priority are for deflection switching "
+            "only")
 
 
 def _vc_check(cfg: Config, max_hops: int) -> Config:

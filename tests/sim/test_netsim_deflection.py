@@ -125,7 +125,7 @@ def test_compiled_loop_equals_cpython():
         args = (planes, masks, dist, 2, ideal, 2, (1 << age_bits(16, 4, diameter, 2)) - 1, 16,
                 deflect_kernel.HOTSPOT, np.zeros(1, np.int64), 0.6, 3, 0.2, np.zeros((1, 1)),
                 *(np.zeros(0, np.int64),) * 3, 20, 60, 200, 3, 1000, ready, np.zeros(1, np.int64),
-                np.zeros_like(masks), 0)       # the signature netsim compiles (deflect._run)
+                np.zeros_like(masks), 0, 0, 1)     # the signature netsim compiles (deflect._run)
         fast, slow = deflect_kernel.simulate(*args), deflect_kernel.simulate.py_func(*args)
         for x, y in zip(fast, slow):
             assert np.array_equal(x, y)
@@ -222,7 +222,7 @@ def test_kernel_reads_the_stop_flag():
     stats = deflect_kernel.simulate(planes, masks, dist, 2, False, 1, 255, 16, deflect_kernel.UNIFORM,
                                     np.zeros(1, np.int64), 0.5, 0, 0.0, np.zeros((1, 1)), e, e, e, 0, 100, 200, 0, 0,
                                     np.zeros((0, 1, 1), np.uint8), np.ones(1, np.int64),
-                                    np.zeros_like(masks), 0)[0]
+                                    np.zeros_like(masks), 0, 0, 1)[0]
     assert stats[deflect_kernel.STAT_FIELDS.index("cycles")] == 0
 
 
@@ -332,8 +332,8 @@ def test_options_compiled_loop_equals_cpython():
         args = (planes, masks, dist, 2, ideal, 2, (1 << age_bits(16, 4, diameter, 2, B)) - 1, 16,
                 deflect_kernel.HOTSPOT, np.zeros(1, np.int64), 0.6, 3, 0.2, np.zeros((1, 1)),
                 *(np.zeros(0, np.int64),) * 3, 20, 60, 200, 3, 1000, ready, np.zeros(1, np.int64))
-        fast = deflect_kernel.simulate(*args, neutral=neut, B=B)
-        slow = deflect_kernel.simulate.py_func(*args, neutral=neut, B=B)
+        fast = deflect_kernel.simulate(*args, neutral=neut, B=B, priority=0, epoch=1)
+        slow = deflect_kernel.simulate.py_func(*args, neutral=neut, B=B, priority=0, epoch=1)
         for x, y in zip(fast, slow):
             assert np.array_equal(x, y)
 
