@@ -212,24 +212,29 @@ def board_report(board: str, outdir, design: str = "demo") -> dict:
     frequency) and ``met``, ``achieved >= constraint`` (None for a clock without a constraint).
     ``utilisation``: cell type -> ``used``, ``available`` (the device's sites of that type) and
     ``percent``, every type of the report, the most used first. ``bitstream``: its file name,
-    None if the folder has none (nextpnr run without the packer). A report missing or not
-    nextpnr's raises :class:`PermnetError` (one line)."""
+    None if the folder has none (nextpnr run without the packer). A build whose script did
+    not ask for the report (written by an older permnet) is read from nextpnr's log
+    (``NAME.tim``, :func:`_log_report`; ``nextpnr_report`` None, ``log`` its name). A report missing, not
+    nextpnr's or of another board raises :class:`PermnetError` (one line)."""
     require(board in BOARDS, f"unknown board {board!r}; choose from {', '.join(BOARDS)}")
     outdir = Path(outdir)
     name = design_name(design)
-    path = outdir / PNR_REPORT.format(name=name)
-    require(path.is_file(), f"{path}: no nextpnr report (nextpnr writes it when the build runs, "
-                            f"or when {outdir}/build_{name}.sh is run in {outdir})")
+    path, log = outdir / PNR_REPORT.format(name=name), outdir / f"{name}.tim"
+    require(path.is_file() or log.is_file(), f"{path}: no nextpnr report (nextpnr writes it when the build "
+                                             f"runs, or when {outdir}/build_{name}.sh is run in {outdir})")
+    source = path if path.is_file() else log
     try:
-        raw = json.loads(path.read_text())
+        raw = json.loads(path.read_text()) if source == path else _log_report(log)
+    except PermnetError:
+        raise
     except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise PermnetError(f"{path}: not a readable nextpnr report ({e})") from None
+        raise PermnetError(f"{source}: not a readable nextpnr report ({e})") from None
     util = raw.get("utilization") if isinstance(raw, dict) else None
     fmax = raw.get("fmax") if isinstance(raw, dict) else None
     require(isinstance(util, dict) and isinstance(fmax, dict),
-            f"{path}: not a nextpnr report (no 'utilization' and 'fmax' objects)")
+            f"{source}: not a nextpnr report (no 'utilization' and 'fmax' objects)")
     logic = BOARDS[board]["logic"]
-    require(logic in util, f"{path}: not a {board} report (no {logic} cells)")
+    require(logic in util, f"{source}: not a {board} report (no {logic} cells)")
     try:
         clocks = {}
         for clk, f in fmax.items():
@@ -242,19 +247,36 @@ def board_report(board: str, outdir, design: str = "demo") -> dict:
                         "percent": round(100 * int(u["used"]) / int(u["available"]), 1) if u["available"] else None}
                  for kind, u in util.items()}
     except KeyError as e:
-        raise PermnetError(f"{path}: not a nextpnr report (an entry without {e})") from None
+        raise PermnetError(f"{source}: not a nextpnr report (an entry without {e})") from None
     except (TypeError, ValueError) as e:
-        raise PermnetError(f"{path}: not a nextpnr report ({e})") from None
+        raise PermnetError(f"{source}: not a nextpnr report ({e})") from None
     cells = dict(sorted(cells.items(), key=lambda kv: -kv[1]["used"]))
     bitstream = outdir / (name + BOARDS[board]["bitstream"])
     report = {"board": board, "device": BOARDS[board]["attrs"]["device"], "design": design,
-              "bitstream": bitstream.name if bitstream.is_file() else None, "nextpnr_report": path.name,
-              "fmax": clocks, "utilisation": cells}
+              "bitstream": bitstream.name if bitstream.is_file() else None,
+              "nextpnr_report": source.name if source.suffix == ".json" else None,
+              **({} if source.suffix == ".json" else {"log": source.name}), "fmax": clocks, "utilisation": cells}
     try:
         (outdir / SUMMARY).write_text(json.dumps(report, indent=2) + "\n")
     except OSError as e:
         raise PermnetError(f"{outdir / SUMMARY}: cannot write ({e.strerror})") from None
     return report
+
+
+def _log_report(log: Path) -> dict:
+    """nextpnr's figures from its log, in its JSON report's layout: the last "Max frequency for clock"
+    line of each clock (after routing; nextpnr's PASS/FAIL is not read, ``met`` is compared
+    again) and the "Device utilisation" table. A log without "Program finished normally."
+    (nextpnr stopped, or still running) raises :class:`PermnetError`: its last Fmax is not after routing."""
+    text = log.read_text()
+    require("Program finished normally." in text,
+            f"{log}: nextpnr has not finished (no 'Program finished normally.'): no figures after routing")
+    fmax = {clk: {"achieved": float(mhz), "constraint": float(target)} for clk, mhz, target in
+            re.findall(r"Max frequency for clock +'([^']+)': ([\d.]+) MHz \((?:PASS|FAIL) at ([\d.]+) MHz\)", text)}
+    table = text.split("Device utilisation:", 1)[1].split("\n\n", 1)[0] if "Device utilisation:" in text else ""
+    util = {kind: {"used": int(used), "available": int(size)}
+            for kind, used, size in re.findall(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)", table, re.M)}
+    return {"fmax": fmax, "utilization": util} if util else {}
 
 
 def _tool_env(board: str):

@@ -76,7 +76,9 @@ def _render(head: str, outdir, report: dict) -> None:
     for kind, u in used.items():
         share = f"{u['percent']:5.1f} %" if u["percent"] is not None else ""
         click.echo(f"  {kind:<{width}} {u['used']:>7,} / {u['available']:>7,}  {share}")
-    click.echo(f"figures in {outdir}/{SUMMARY}, nextpnr's report in {outdir}/{report['nextpnr_report']}")
+    source = (f"nextpnr's report {outdir}/{report['nextpnr_report']}" if report["nextpnr_report"]
+              else f"nextpnr's log {outdir}/{report['log']}")
+    click.echo(f"figures in {outdir}/{SUMMARY}, from {source}")
 
 
 group = board

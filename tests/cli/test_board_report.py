@@ -48,7 +48,7 @@ def test_report_only_compares_fmax_with_the_constraint(tmp_path, capsys, achieve
                      "  TRELLIS_COMB  50,646 /  83,640   60.6 %",      # 50646 / 83640 = 0.6055
                      "  TRELLIS_FF    11,778 /  83,640   14.1 %",
                      "  MULT18X18D        32 /     156   20.5 %",
-                     f"figures in {tmp_path}/report.json, nextpnr's report in {tmp_path}/permnet_hil.nextpnr.json"]
+                     f"figures in {tmp_path}/report.json, from nextpnr's report {tmp_path}/permnet_hil.nextpnr.json"]
     written = json.loads((tmp_path / "report.json").read_text())
     assert written["fmax"] == {"$glbnet$cd_sync.clk": {"achieved_mhz": achieved, "constraint_mhz": 25.0,
                                                        "met": verdict == "ok"}}
@@ -81,6 +81,24 @@ def test_a_missing_or_unreadable_report_is_one_line(tmp_path, capsys, content, m
     assert status == 2 and lines == []
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "report.json").exists()
+
+
+def test_a_log_of_an_unfinished_nextpnr_is_refused(tmp_path, capsys):
+    """Without the JSON report (a script of an older permnet) the log is read, but only once nextpnr
+    has finished: before routing its last Fmax is the placer's estimate."""
+    (tmp_path / "permnet_demo.tim").write_text(
+        "Info: Device utilisation:\nInfo: \t        TRELLIS_COMB:     110/  83640     0%\n\n"
+        "Info: Max frequency for clock '$glbnet$cd_sync.clk': 148.50 MHz (PASS at 25.00 MHz)\n")
+    status, lines, err = _board(["ulx3s", "--report-only", "-o", tmp_path], capsys)
+    assert status == 2 and lines == [] and len(err.strip().splitlines()) == 1
+    assert "permnet_demo.tim: nextpnr has not finished (no 'Program finished normally.')" in err
+    with open(tmp_path / "permnet_demo.tim", "a") as f:
+        f.write("Info: Max frequency for clock '$glbnet$cd_sync.clk': 130.07 MHz (PASS at 25.00 MHz)\n\n"
+                "Info: Program finished normally.\n")
+    status, lines, err = _board(["ulx3s", "--report-only", "-o", tmp_path], capsys)
+    assert status == 0, err
+    assert lines[1:4] == ["Fmax $glbnet$cd_sync.clk: 130.07 MHz against 25.00 MHz: ok",
+                          "cells used (nextpnr, of the LFE5U-85F):", "  TRELLIS_COMB     110 /  83,640    0.1 %"]
 
 
 def test_report_only_and_no_build_are_one_or_the_other(tmp_path, capsys):

@@ -175,6 +175,11 @@ def test_board_builds_a_bitstream(tmp_path, board, product):
     assert {k: (u["used"], u["available"]) for k, u in report["utilisation"].items() if u["used"]} == used
     again = run("board", board, "--report-only", "-o", out, env=env).stdout.splitlines()
     assert again == [f"{board} demo in {out}: {product}"] + lines[1:]
+    # a build whose script asked for no report (an older permnet's): the same figures from the log
+    (out / "permnet_demo.nextpnr.json").unlink()
+    again = run("board", board, "--report-only", "-o", out, env=env).stdout.splitlines()
+    assert again[:-1] == [f"{board} demo in {out}: {product}"] + lines[1:-1]
+    assert again[-1] == f"figures in {out}/report.json, from nextpnr's log {out}/permnet_demo.tim"
 
 
 @pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not on PATH")
