@@ -69,7 +69,8 @@ def _refuse(given: dict, names, what: str) -> None:
 @click.option("--planes", "planes_path", default=None, type=click.Path(dir_okay=False),
               help="network: planes/fabric/mixed/faults file loaded (and read back) before the run")
 @click.option("--swap-to", default=None, type=click.Path(dir_okay=False),
-              help="network: planes file swapped to during the run (drained, lossless)")
+              help="network: planes file swapped to during the run, without loss (vct, wormhole: drained "
+                   "first; deflection: committed at once)")
 @click.option("--swap-at", type=click.IntRange(min=0), default=None,
               help="network: run cycle at which the swap is requested (default: the middle of the run)")
 @click.option("--plane", type=click.IntRange(min=0), default=None, help="plane to load (default 0, or one per slot)")
