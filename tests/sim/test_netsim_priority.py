@@ -227,3 +227,19 @@ def test_cli_priority_is_refused_with_vc_switching(switching, capsys):
     assert r.exit_code == 2, r.output
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("permnet: error:") and "--priority" in lines[0], r.stderr
+
+
+@pytest.mark.slow                   # 8.8 s: two worker processes start and load the kernel
+def test_random_priority_sweep_is_the_same_on_two_processes():
+    """A load point is a function of its configuration: the sweep's points on 2 local processes equal
+    those run here, one after another."""
+    from permnet.gen.parallel import Runner
+    from permnet.sim.netsim.sweeps import sweep_all
+
+    net = tables.network("ldi", 16, 4)
+    cfg = _cfg(priority="random", warmup=50, cycles=300, seed=3).check(net.table.max_hops)
+    item = [(net, netsim.pattern("hotspot:0:0.3", 16, 0), cfg)]
+    here = sweep_all(item, [0.1, 0.2, 0.3, 0.4])[0]
+    with Runner(2, progress=False) as r:
+        two = sweep_all(item, [0.1, 0.2, 0.3, 0.4], runner=r)[0]
+    assert here.as_dict() == two.as_dict() and len(here.points) >= 3
