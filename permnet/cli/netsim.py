@@ -46,7 +46,7 @@ TOPOLOGIES = NET_TOPOLOGIES
               help="--switching deflection: ejection ports per node, 1..S")
 @click.option("--deflection-allocator", type=click.Choice(DEFLECTION_ALLOCATORS), default="permutation",
               show_default=True, help="--switching deflection: the 2x2-block permutation network (S = 2^k) or the "
-                                      "ideal allocator (oldest first, any S)")
+                                      "ideal allocator (in priority order, any S)")
 @click.option("--deflect", type=click.Choice(DEFLECT), default="any", show_default=True,
               help="--switching deflection, model only (the RTL implements any): nearest sends a flit with no "
                    "productive output to one that keeps its distance first")
