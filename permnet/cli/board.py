@@ -68,7 +68,7 @@ def _render(head: str, outdir, report: dict) -> None:
     click.echo(f"{head}: {report['bitstream'] or 'no bitstream'}")
     for clk, f in report["fmax"].items():
         verdict = (f"against {f['constraint_mhz']:.2f} MHz: {'ok' if f['met'] else 'FAIL'}"
-                   if f["met"] is not None else "no constraint")
+                   if f["met"] is not None else "(no constraint)")
         click.echo(f"Fmax {clk}: {f['achieved_mhz']:.2f} MHz {verdict}")
     used = {kind: u for kind, u in report["utilisation"].items() if u["used"]}
     width = max((len(kind) for kind in used), default=0)

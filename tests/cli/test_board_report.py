@@ -62,7 +62,7 @@ def test_a_clock_without_constraint_gets_no_verdict(tmp_path, capsys):
         {"clk": (80.0, 0)}, {"ICESTORM_LC": (100, 5280)})))
     status, lines, err = _board(["icebreaker", "--report-only", "-o", tmp_path], capsys)
     assert status == 0, err
-    assert lines[:2] == [f"icebreaker demo in {tmp_path}: no bitstream", "Fmax clk: 80.00 MHz no constraint"]
+    assert lines[:2] == [f"icebreaker demo in {tmp_path}: no bitstream", "Fmax clk: 80.00 MHz (no constraint)"]
 
 
 @pytest.mark.parametrize("content,message", [
