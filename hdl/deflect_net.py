@@ -39,7 +39,7 @@ from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.gen.routing import deflection as spec
-from permnet.hdl.deflect import DeflectionRouter
+from permnet.hdl.deflect import DEFAULT_EJECTION, DEFAULT_STAGES, DeflectionRouter
 from permnet.hdl.netip import PLANE_KINDS, forward_ports, plane_set_factory
 from permnet.hdl.router import route_port_signature
 
@@ -88,8 +88,8 @@ class DeflectionNetwork(wiring.Component):
     next cycle.
     """
 
-    def __init__(self, planes, *, ejection: int = 2, width: int = 32, stages: int = 1, cells: str = "generic",
-                 plane_kind: str = "wires"):
+    def __init__(self, planes, *, ejection: int = DEFAULT_EJECTION, width: int = 32, stages: int = DEFAULT_STAGES,
+                 cells: str = "generic", plane_kind: str = "wires"):
         arr = np.asarray(planes, dtype=np.int64)
         require(arr.ndim == 2, "planes must be S lists of M nodes")
         S, M = arr.shape
@@ -179,8 +179,8 @@ class DeflectionStream(wiring.Component):
         """The nodes of the network (:func:`permnet.hdl.synth.synthesize` reports LUTs per node)."""
         return self.M
 
-    def __init__(self, planes, *, ejection: int = 2, width: int = 32, stages: int = 1, cells: str = "generic",
-                 plane_kind: str = "wires"):
+    def __init__(self, planes, *, ejection: int = DEFAULT_EJECTION, width: int = 32, stages: int = DEFAULT_STAGES,
+                 cells: str = "generic", plane_kind: str = "wires"):
         self.net = DeflectionNetwork(planes, ejection=ejection, width=width, stages=stages, cells=cells,
                                      plane_kind=plane_kind)
         self.M, self.S, self.E, self.P, self.K, self.W = (self.net.M, self.net.S, self.net.E, self.net.P,

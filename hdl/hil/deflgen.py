@@ -64,6 +64,7 @@ from amaranth.lib.wiring import In, Out
 
 from permnet.gen.errors import require
 from permnet.gen.hil.netgen import RATE_BITS
+from permnet.hdl.deflect import DEFAULT_EJECTION, DEFAULT_STAGES
 from permnet.hdl.deflect_net import DeflectionNetwork
 from permnet.hdl.hil.netgen import COUNTERS, SourceQueue, _tree, clear_counters, payload_of, run_window
 from permnet.hdl.router import bits
@@ -87,8 +88,9 @@ class DeflectionGen(wiring.Component):
 
     switching = "deflection"
 
-    def __init__(self, planes, *, ejection: int = 2, stages: int = 1, flit_width: int = 0, queue: int = 16,
-                 cycle_bits: int = 32, counter_bits: int = 32, stamp_bits: int = 16, plane_kind: str = "wires"):
+    def __init__(self, planes, *, ejection: int = DEFAULT_EJECTION, stages: int = DEFAULT_STAGES, flit_width: int = 0,
+                 queue: int = 16, cycle_bits: int = 32, counter_bits: int = 32, stamp_bits: int = 16,
+                 plane_kind: str = "wires"):
         require(queue >= 1, f"queue must be >= 1 descriptor, got {queue}")
         require(cycle_bits >= 8 and counter_bits >= 8, "cycle and counter widths must be >= 8 bits")
         require(8 <= stamp_bits <= min(cycle_bits, counter_bits),
