@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, ldi_options, ocs_output_options, parallel_options
+from permnet.cli.common import (POSITIVE_FLOAT, SEED, echo_json, given_options, ldi_options,
+                                 ocs_output_options, parallel_options)
 
 
 @click.group()
@@ -40,9 +41,7 @@ def mixed_ldi(M, S, specs, optimize, seconds, evaluations, seed, restarts, worke
 
     ldi.check_params(M, S)
     require(optimize or (seconds is None and evaluations is None), "--seconds and --evals need --optimize")
-    ctx = click.get_current_context()
-    given = [f"--{n}" for n in ("restarts", "workers", "scheduler")
-             if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT]
+    given = [flag for name, flag in given_options().items() if name in ("restarts", "workers", "scheduler")]
     require(optimize or not given, f"{', '.join(given)}: only --optimize runs independent jobs")
     if optimize:
         require(evaluations is None or evaluations > 0, "--evals must be > 0")

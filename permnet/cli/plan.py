@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from permnet.cli.common import POSITIVE_FLOAT, SEED, echo_json, ldi_options, ocs_output_options, parallel_options, written
+from permnet.cli.common import (POSITIVE_FLOAT, SEED, echo_json, given_options, ldi_options,
+                                 ocs_output_options, parallel_options, written)
 
 
 # --evals: arc swaps of the search (each a few weighted-hops BFS; 10^7 take minutes on LDI(64,4))
@@ -82,8 +83,7 @@ def plan(traffic, M, S, seed, evaluations, output, fmt, device_ports, single_fil
         if paths:
             click.echo(written(paths))
         return
-    load_given = click.get_current_context().get_parameter_source("load") != click.core.ParameterSource.DEFAULT
-    require(delay is None and horizon is None and not two_hop and not load_given,
+    require(delay is None and horizon is None and not two_hop and "load" not in given_options(),
             "--reconfig-delay, --horizon, --load and --two-hop need --schedule")
 
     res, paths = plan_file(traffic, M, S, seed=seed, evaluations=evaluations, output=output, fmt=fmt,
