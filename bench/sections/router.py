@@ -39,6 +39,18 @@ ROUTERS = [
     ("the same, --allocator separate-va --link-stages 1 --credit-stages 1 --lanes 2",
      {"link_stages": 1, "credit_stages": 1, "allocator": "separate-va", "lanes": 2},
      "a second injection lane"),
+    # issue 41's VC comparison configuration at LDI(64,4): 3 VCs (the longest route, the fewest
+    # hop-indexed VCs), 4-flit buffers, one ejection port, one injection lane; routing by the
+    # divider-free next-hop unit (--router auto), or by the node's route table
+    ("router LDI(64,4) node 0, S=4, 3 VCs, 4 flits, W=32, --allocator two-stage --link-stages 1 --credit-stages 1",
+     {"M": 64, "vcs": 3, "link_stages": 1, "credit_stages": 1, "allocator": "two-stage"},
+     "as `permnet synth router -M 64 -S 4 --vcs 3 --allocator two-stage --link-stages 1 --credit-stages 1`"),
+    ("the same, --allocator separate-va --link-stages 1 --credit-stages 1",
+     {"M": 64, "vcs": 3, "link_stages": 1, "credit_stages": 1, "allocator": "separate-va"},
+     "3 VCs, the next-hop unit"),
+    ("the same, --allocator two-stage --link-stages 1 --credit-stages 1 --router table",
+     {"M": 64, "vcs": 3, "link_stages": 1, "credit_stages": 1, "allocator": "two-stage", "router": "table"},
+     "3 VCs, the node's route table"),
 ]
 
 # the bufferless deflection router (issue 41, permnet.hdl.deflect): (name, keyword arguments of
