@@ -12,7 +12,12 @@ configuration in netsim measured now (single-flit packets, the sweep of
 i.e. flits per node per ns per 1,000 LUT4. The VC router rows are synthesized
 as node 0 of LDI(16,4) (2 VCs, 4-flit buffers, W = 32, one ejection port, one
 injection lane unless --lanes 2) and simulated on LDI(16,4) with the same VCs,
-buffers, allocator and link/credit stages. Deflection rows: E = 2, W = 32;
+buffers, allocator and link/credit stages; at LDI(64,4) the VC rows are issue 41's
+comparison router (3 VCs, the longest route; 4-flit buffers, one ejection port, one
+injection lane), synthesized as node 0 of LDI(64,4) and simulated on LDI(64,4), so the
+LDI(64,4) ratio compares two measurements at the same network size, with the same
+routing (the next-hop unit / the deflection router's constant masks, or both routers
+with a loadable route table). Deflection rows: E = 2, W = 32;
 ``--stages P`` is netsim ``--link-stages P-1``. Network rows: LUT4 per node =
 the network's LUT4 / M. If results.json has no measured row for the
 deflection LDI(16,4) network on wire planes, the figures measured by
@@ -37,6 +42,7 @@ TARGET = 3.0      # issue 41: throughput per LUT4 >= 3x the VC router's
 
 _VC = dict(vcs=2, buffer=4, packet_size=1, ejection="port", lanes=1)
 _STAGED = dict(link_stages=1, credit_stages=1)
+_VC64 = dict(_VC, vcs=3, **_STAGED)     # issue 41's VC router at LDI(64,4): 3 VCs, the longest route
 # (kind, row-name prefix in the router section, M, nodes (1: a router row), netsim Config keywords)
 ROWS = [
     ("VC", "router LDI(16,4) node 0, S=4, 2 VCs, 4 flits, W=32", 16, 1, dict(_VC)),
@@ -51,6 +57,13 @@ ROWS = [
      dict(_VC, **_STAGED, allocator="separate-va", lanes=2)),
     ("deflection", "deflection router LDI(64,4) node 0, S=4, W=32, E=2, --stages 1", 64, 1, dict(link_stages=0)),
     ("deflection", "the same, --stages 2", 64, 1, dict(link_stages=1)),
+    ("deflection", "the same, --stages 2 --router table", 64, 1, dict(link_stages=1)),
+    ("VC", "router LDI(64,4) node 0, S=4, 3 VCs, 4 flits, W=32, --allocator two-stage --link-stages 1 "
+     "--credit-stages 1", 64, 1, dict(_VC64, allocator="two-stage")),
+    ("VC", "the same, --allocator separate-va --link-stages 1 --credit-stages 1 (", 64, 1,
+     dict(_VC64, allocator="separate-va")),
+    ("VC", "the same, --allocator two-stage --link-stages 1 --credit-stages 1 --router table", 64, 1,
+     dict(_VC64, allocator="two-stage")),
     ("deflection", "deflection router LDI(16,4) node 0, S=4, W=32, E=2, --stages 2", 16, 1, dict(link_stages=1)),
     ("VC", "LDI(16,4) W=32, wire planes, stream endpoints, --link-stages 1 --credit-stages 1, --allocator input-first",
      16, 16, dict(_VC, **_STAGED, allocator="input-first")),
@@ -93,7 +106,17 @@ def _synth(prefix, saved, after):
     return after, None
 
 
+_SATURATION: dict = {}     # (M, netsim keywords) -> saturation: rows that differ only in synthesis share a sweep
+
+
 def _saturation(M, kw):
+    key = (M, tuple(sorted(kw.items())))
+    if key not in _SATURATION:
+        _SATURATION[key] = _sweep(M, kw)
+    return _SATURATION[key]
+
+
+def _sweep(M, kw):
     from permnet.gen.routing import tables
     from permnet.sim import netsim
 
@@ -126,13 +149,18 @@ def table(args):
                      f"{sat:.4g}", f"{tpl:.4g}", source])
     rows += PUBLISHED
 
-    def best(kind, nodes, M=None):
-        c = [(v[3], k) for k, v in per.items() if v[0] == kind and v[2] == nodes and (M is None or v[1] == M)]
+    def best(kind, nodes, M=None, table=False):
+        c = [(v[3], k) for k, v in per.items() if v[0] == kind and v[2] == nodes and (M is None or v[1] == M)
+             and ("--router table" in k) == table]
         return max(c) if c else (None, None)
 
     for label, (d, dn), (v, vn) in (
             ("routers, LDI(16,4): the deflection router / the best VC router", best("deflection", 1, 16),
              best("VC", 1, 16)),
+            ("routers, LDI(64,4): the deflection router / the best VC router (3 VCs), both simulated on LDI(64,4)",
+             best("deflection", 1, 64), best("VC", 1, 64)),
+            ("routers, LDI(64,4), loadable route tables (--router table): deflection / VC (3 VCs)",
+             best("deflection", 1, 64, True), best("VC", 1, 64, True)),
             ("networks, LDI(16,4) wire planes: deflection / VC input-first", best("deflection", 16),
              best("VC", 16))):
         if d and v:
