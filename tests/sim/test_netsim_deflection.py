@@ -6,75 +6,15 @@ random ejection back-pressure, both allocators, one- and two-cycle hops);
 every packet delivered once to its destination; the livelock bound under
 saturating adversarial traffic; the CLI's one-line refusals."""
 
-from collections import deque
-
 import numpy as np
 import pytest
 
-from netsim_helpers import run_main
+from netsim_helpers import back_pressure, deflect_equals_cpython, random_trace, run_main, spec_network
 from permnet.gen.errors import PermnetError
 from permnet.gen.routing import tables
-from permnet.gen.routing.deflection import (EJECT_DEPTH, Flit, age_bits, distances, hop_bound, neutral_masks,
-                                            productive_masks, route_step)
+from permnet.gen.routing.deflection import age_bits, distances, hop_bound, neutral_masks, productive_masks
 from permnet.sim import netsim
 from permnet.sim.netsim import deflect, deflect_kernel
-
-
-def spec_network(planes, rows, *, E, K, allocator, ready, cycles, deflect="any", side_buffer=0):
-    """A network of ``route_step`` calls (the spec), written independently of the kernel:
-    {serial: (src, dst, injected, handshake, node, port, hops)}."""
-    planes = np.asarray(planes)
-    S, M = planes.shape
-    dist = distances(planes)
-    masks = productive_masks(planes, dist)
-    neutral = neutral_masks(planes, dist) if deflect == "nearest" else None
-    side = [[] for _ in range(M)]
-    age_max = (1 << age_bits(M, S, int(dist.max()), K, side_buffer)) - 1
-    order = sorted(range(len(rows)), key=lambda i: rows[i][0])        # stable: by cycle, then row
-    srcq = [deque() for _ in range(M)]
-    ejq = [[deque() for _ in range(E)] for _ in range(M)]
-    links = {}                                                          # arrival cycle -> {(node, slot): flit}
-    injected, hops, where, done = {}, {}, {}, {}
-    nxt = 0
-    for t in range(cycles):
-        while nxt < len(order) and rows[order[nxt]][0] == t:
-            i = order[nxt]
-            srcq[rows[i][1]].append(i)
-            nxt += 1
-        arriving = links.pop(t, {})
-        for n in range(M):
-            room = [len(q) < EJECT_DEPTH for q in ejq[n]]
-            for e, q in enumerate(ejq[n]):
-                if q and ready[t, n, e]:
-                    i = q.popleft()
-                    done[i] = (rows[i][1], rows[i][2], injected[i], t, *where[i], hops[i])
-            offer = Flit(rows[srcq[n][0]][2], n, 0, srcq[n][0]) if srcq[n] else None
-            slots = [arriving.get((n, y)) for y in range(S)]
-            outs, ejected, taken = route_step(n, slots, masks[n], offer, room, E, K, age_max, allocator,
-                                              None if neutral is None else neutral[n], side_buffer, side[n])
-            if taken:
-                injected[srcq[n].popleft()] = t
-            for e, f in enumerate(ejected):
-                if f is not None:
-                    assert f.dst == n
-                    ejq[n][e].append(f.payload)
-                    where[f.payload] = (n, e)
-            for y, f in enumerate(outs):
-                if f is not None:
-                    hops[f.payload] = hops.get(f.payload, 0) + 1
-                    links.setdefault(t + K, {})[(int(planes[y][n]), y)] = f
-    return done
-
-
-def random_trace(rng, M, n, span):
-    return [(int(rng.integers(0, span)), int(rng.integers(0, M)), int(rng.integers(0, M))) for _ in range(n)]
-
-
-def back_pressure(rng, cycles, M, E, p_ready, free_from):
-    """Random ready (high with probability p_ready), always high from cycle ``free_from`` on."""
-    ready = (rng.random((cycles, M, E)) < p_ready).astype(np.uint8)
-    ready[free_from:] = 1
-    return ready
 
 
 @pytest.mark.parametrize("M,S,allocator,K,E", [(16, 4, "permutation", 1, 2), (16, 4, "permutation", 2, 1),
@@ -118,18 +58,11 @@ def test_compiled_loop_equals_cpython():
     """Synthetic traffic (hot spot) with back-pressure: every output array of the numba loop
     equals that of the same function run by CPython (``py_func``)."""
     net = tables.network("ldi", 16, 4)
-    planes, dist, masks, diameter = deflect.tables(net.planes)
     rng = np.random.default_rng(2)
     ready = back_pressure(rng, 200, 16, 2, 0.7, 120)
     for ideal in (False, True):
-        args = (planes, masks, dist, 2, ideal, 2, (1 << age_bits(16, 4, diameter, 2)) - 1, 16,
-                deflect_kernel.HOTSPOT, np.zeros(1, np.int64), 0.6, 3, 0.2, np.zeros((1, 1)),
-                *(np.zeros(0, np.int64),) * 3, 20, 60, 200, 3, 1000, ready, np.zeros(1, np.int64),
-                np.zeros_like(masks), 0, 0, 1)     # the signature netsim compiles (deflect._run)
-        fast, slow = deflect_kernel.simulate(*args), deflect_kernel.simulate.py_func(*args)
-        for x, y in zip(fast, slow):
-            assert np.array_equal(x, y)
-        assert fast[0][deflect_kernel.STAT_FIELDS.index("delivered")] > 500
+        stats = deflect_equals_cpython(net.planes, ready, ideal=ideal)
+        assert stats[deflect_kernel.STAT_FIELDS.index("delivered")] > 500
 
 
 # Adversarial traffic for the livelock bound: at load 1 every node sends every cycle, all of it to
@@ -350,18 +283,10 @@ def test_options_change_the_routes():
 
 def test_options_compiled_loop_equals_cpython():
     net = tables.network("ldi", 16, 4)
-    planes, dist, masks, diameter = deflect.tables(net.planes)
-    neut = neutral_masks(planes, dist)
     rng = np.random.default_rng(4)
     ready = back_pressure(rng, 200, 16, 2, 0.7, 120)
     for ideal, B in ((False, 3), (True, 2)):
-        args = (planes, masks, dist, 2, ideal, 2, (1 << age_bits(16, 4, diameter, 2, B)) - 1, 16,
-                deflect_kernel.HOTSPOT, np.zeros(1, np.int64), 0.6, 3, 0.2, np.zeros((1, 1)),
-                *(np.zeros(0, np.int64),) * 3, 20, 60, 200, 3, 1000, ready, np.zeros(1, np.int64))
-        fast = deflect_kernel.simulate(*args, neutral=neut, B=B, priority=0, epoch=1)
-        slow = deflect_kernel.simulate.py_func(*args, neutral=neut, B=B, priority=0, epoch=1)
-        for x, y in zip(fast, slow):
-            assert np.array_equal(x, y)
+        deflect_equals_cpython(net.planes, ready, ideal=ideal, nearest=True, B=B)
 
 
 @pytest.mark.parametrize("K,alloc,dfl,B", [(1, "permutation", "nearest", 0),

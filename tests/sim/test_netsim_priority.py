@@ -10,14 +10,12 @@ import json
 import numpy as np
 import pytest
 
-from netsim_helpers import run_main
+from netsim_helpers import back_pressure, deflect_equals_cpython, random_trace, run_main, spec_network
 from permnet.gen.errors import PermnetError
 from permnet.gen.routing import tables
-from permnet.gen.routing.deflection import (EJECT_DEPTH, GOLDEN_BASE, GOLDEN_IDS, Flit, age_bits, distances,
-                                            golden_epoch, golden_hop_bound, golden_id, hop_bound, productive_masks,
-                                            random_key, route_step)
+from permnet.gen.routing.deflection import (GOLDEN_IDS, distances, golden_epoch, golden_hop_bound, golden_id,
+                                            hop_bound, random_key)
 from permnet.sim import netsim
-from permnet.sim.netsim import deflect, deflect_kernel
 
 
 def _lowbias32(x):
@@ -49,68 +47,6 @@ def test_golden_id_rotates_over_every_packet_id():
     assert golden_epoch(3, 2) == 8 and golden_hop_bound(16, 2) == (16 * GOLDEN_IDS + 1) * 3
 
 
-def spec_network(planes, rows, *, E, K, allocator, ready, cycles, priority, seed, side_buffer=0):
-    """A network of ``route_step`` calls with the spec's keys (module doc, "Priority"), written apart
-    from the kernel; ``rows`` sorted by cycle (a packet's serial is its row).
-    Returns {serial: (src, dst, injected, handshake, node, port, hops)}."""
-    planes = np.asarray(planes)
-    S, M = planes.shape
-    dist = distances(planes)
-    masks = productive_masks(planes, dist)
-    D = int(dist.max())
-    age_max = (1 << age_bits(M, S, D, K, side_buffer)) - 1
-    side = [[] for _ in range(M)]
-    srcq = [[] for _ in range(M)]
-    ejq = [[[] for _ in range(E)] for _ in range(M)]
-    links, injected, hops, where, done, seq = {}, {}, {}, {}, {}, {}
-    sent = [0] * M
-    nxt = 0
-    for t in range(cycles):
-        gold = golden_id(t, M, golden_epoch(D, K))
-
-        def key(f):
-            if priority == "age":
-                return f.key()
-            if priority == "golden" and (f.src, seq[f.payload]) == gold:
-                return GOLDEN_BASE + f.age * M + f.src
-            return random_key(seed, t, f.payload)
-
-        while nxt < len(rows) and rows[nxt][0] == t:
-            srcq[rows[nxt][1]].append(nxt)
-            nxt += 1
-        arriving = links.pop(t, {})
-        for n in range(M):
-            room = [len(q) < EJECT_DEPTH for q in ejq[n]]
-            for e, q in enumerate(ejq[n]):
-                if q and ready[t, n, e]:
-                    i = q.pop(0)
-                    done[i] = (rows[i][1], rows[i][2], injected[i], t, *where[i], hops[i])
-            offer = None
-            if srcq[n]:
-                offer = Flit(rows[srcq[n][0]][2], n, 0, srcq[n][0])
-                seq[srcq[n][0]] = sent[n] % GOLDEN_IDS
-            slots = [arriving.get((n, y)) for y in range(S)]
-            outs, ejected, taken = route_step(n, slots, masks[n], offer, room, E, K, age_max, allocator,
-                                              None, side_buffer, side[n], key=key)
-            if taken:
-                injected[srcq[n].pop(0)] = t
-                sent[n] += 1
-            for e, f in enumerate(ejected):
-                if f is not None:
-                    ejq[n][e].append(f.payload)
-                    where[f.payload] = (n, e)
-            for y, f in enumerate(outs):
-                if f is not None:
-                    hops[f.payload] = hops.get(f.payload, 0) + 1
-                    links.setdefault(t + K, {})[(int(planes[y][n]), y)] = f
-    return done
-
-
-def _trace(rng, M, n, span):
-    return sorted(((int(rng.integers(0, span)), int(rng.integers(0, M)), int(rng.integers(0, M)))
-                   for _ in range(n)), key=lambda r: r[0])
-
-
 @pytest.mark.parametrize("priority,allocator,K,E,B", [("random", "permutation", 1, 2, 0), ("random", "ideal", 2, 1, 0),
                                                       ("golden", "permutation", 1, 2, 0),
                                                       ("golden", "ideal", 2, 2, 2)])
@@ -120,9 +56,8 @@ def test_delivery_log_equals_a_network_of_route_step(priority, allocator, K, E, 
     M, S, cycles, seed = 16, 4, 400, 7
     net = tables.network("ldi", M, S)
     rng = np.random.default_rng(K * 10 + E + B)
-    rows = _trace(rng, M, int(0.6 * M * 150), 150)
-    ready = (rng.random((cycles, M, E)) < 0.6).astype(np.uint8)
-    ready[260:] = 1
+    rows = sorted(random_trace(rng, M, int(0.6 * M * 150), 150), key=lambda r: r[0])
+    ready = back_pressure(rng, cycles, M, E, 0.6, 260)
     ref = spec_network(net.planes, rows, E=E, K=K, allocator=allocator, ready=ready, cycles=cycles,
                        priority=priority, seed=seed, side_buffer=B)
     got = netsim.deflection_trace(net.planes, rows, cycles=cycles, E=E, link_stages=K - 1, allocator=allocator,
@@ -140,16 +75,9 @@ def test_compiled_loop_equals_cpython():
     """Hot-spot traffic with back-pressure: the numba loop's outputs equal CPython's (``py_func``), for
     random and golden priority, in the signature netsim compiles."""
     net = tables.network("ldi", 16, 4)
-    planes, dist, masks, diameter = deflect.tables(net.planes)
     ready = (np.random.default_rng(3).random((200, 16, 2)) < 0.7).astype(np.uint8)
     for priority in (1, 2):
-        args = (planes, masks, dist, 2, priority == 2, 2, (1 << age_bits(16, 4, diameter, 2)) - 1, 16,
-                deflect_kernel.HOTSPOT, np.zeros(1, np.int64), 0.6, 3, 0.2, np.zeros((1, 1)),
-                *(np.zeros(0, np.int64),) * 3, 20, 60, 200, 5, 1000, ready, np.zeros(1, np.int64),
-                np.zeros_like(masks), 0, priority, golden_epoch(diameter, 2))
-        fast, slow = deflect_kernel.simulate(*args), deflect_kernel.simulate.py_func(*args)
-        for x, y in zip(fast, slow):
-            assert np.array_equal(x, y)
+        deflect_equals_cpython(net.planes, ready, ideal=priority == 2, seed=5, priority=priority)
 
 
 def _cfg(**kw):
