@@ -169,10 +169,10 @@ class HilBoardTop(Elaboratable):
 
 @dataclass
 class BoardBuild:
-    """What a board build made: Amaranth's build ``products``, the ``bitstream`` path and the
-    ``report`` of :func:`board_report` (also written to ``report.json`` in the build folder)."""
+    """What a board build made: Amaranth's build ``products`` and the ``report`` of
+    :func:`board_report` (also written to ``report.json`` in the build folder; its ``bitstream``
+    names the bitstream file)."""
     products: object
-    bitstream: Path
     report: dict
 
 
@@ -200,7 +200,7 @@ def build_board(board: str, outdir, *, run_tools: bool = True, design: str = "de
         result = platform.build(top, name=name, build_dir=str(outdir), do_build=run_tools, nextpnr_opts=opts)
     if not run_tools:
         return result
-    return BoardBuild(result, Path(outdir) / (name + BOARDS[board]["bitstream"]), board_report(board, outdir, design))
+    return BoardBuild(result, board_report(board, outdir, design))
 
 
 def board_report(board: str, outdir, design: str = "demo") -> dict:
