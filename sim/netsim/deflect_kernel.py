@@ -34,7 +34,8 @@ src`` for a flit whose ``(src, pseq)`` is the spec's
 else the random key (2). ``pseq[p]``: the flit's sequence number at its
 source, counted at injection modulo ``GOLDEN_IDS``. The random key is
 computed inline (the hash's 32-bit products split in 16-bit halves, so numba's
-int64 and CPython agree without overflow), and draws nothing from the traffic's
+int64 and CPython's numpy int64 scalars, in the tests' run of the same loop,
+agree without overflowing), and draws nothing from the traffic's
 random stream: the traffic is the same for every priority.
 """
 
