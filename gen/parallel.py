@@ -187,8 +187,11 @@ class Runner:
                     # its own log lines (a worker lost to Ctrl-C) are not the user's business: a job's
                     # error comes back as the job's exception.  Without a dashboard its scheduler still
                     # serves HTTP, on 8787 unless told: a free port, not a warning when 8787 is taken
+                    # (silence_logs quiets this process; the workers are quieted by this module's
+                    # dask_setup, run in each as a preload)
                     self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                                  dashboard_address=None, silence_logs=logging.CRITICAL,
+                                                 preload=[__name__],
                                                  scheduler_kwargs={"dashboard": False,
                                                                    "dashboard_address": "127.0.0.1:0"})
                     self._client = Client(self._cluster)
@@ -342,6 +345,9 @@ class Runner:
                 import logging
 
                 logging.getLogger("asyncio").disabled = True
+                # nor is Dask's own INFO line, with a traceback, on a stream the scheduler still closes after
+                # the cluster has put its log handlers back ("Batched Comm Closed ... CommClosedError")
+                logging.getLogger("distributed").setLevel(logging.CRITICAL)
             client.close(timeout=5 if kill else 30)
         if self._cluster is not None:
             cluster, self._cluster = self._cluster, None
@@ -375,6 +381,15 @@ class Runner:
             if p.is_alive():
                 p.kill()
                 p.join(1)
+
+
+def dask_setup(worker) -> None:
+    """Run by Dask in each worker process of a local cluster (``preload``): the worker's own log lines
+    (its stream to the scheduler closed when the command stops) are not the user's business, as the
+    cluster's are not in this process (``silence_logs``)."""
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
 
 
 def map_jobs(fn, jobs, workers: int = 1, scheduler: str | None = None, progress: bool | None = None,

@@ -201,3 +201,23 @@ def test_a_local_cluster_says_nothing_when_port_8787_is_taken(recwarn):
     finally:
         held.close()
     assert [str(w.message) for w in recwarn if "already in use" in str(w.message)] == []
+
+
+def test_a_local_clusters_workers_log_nothing_when_the_command_stops():
+    """A SIGINT to ``netsim --scheduler local`` printed Dask's 'Batched Comm Closed' INFO line with a
+    CommClosedError traceback above 'permnet: interrupted' (CI, stop 48): the cluster's log handlers
+    are quiet in this process only while it runs, and not at all in its worker processes.  The
+    workers' own log level, asked in the workers, and this process's after a kill."""
+    pytest.importorskip("dask.distributed")
+    import logging
+
+    before = logging.getLogger("distributed").level
+    try:
+        with Runner(2, "local", progress=False) as r:
+            # a lambda: Dask sends it by value (the workers cannot import this test module)
+            level = lambda _job: __import__("logging").getLogger("distributed").getEffectiveLevel()  # noqa: E731
+            assert r.map(level, [0, 1]) == [logging.CRITICAL] * 2
+            r.close(kill=True)
+        assert logging.getLogger("distributed").getEffectiveLevel() == logging.CRITICAL
+    finally:
+        logging.getLogger("distributed").setLevel(before)
