@@ -367,6 +367,7 @@ def search(n: int, r: int, *, m: int | None = None, seconds: float | None = None
     processes, or on a Dask cluster (``dask="local"`` starts a local one,
     otherwise a scheduler address); the best graph wins (ties: lowest seed)."""
     from permnet.gen.orp.hostswitch import parse_edges
+    from permnet.gen.parallel import map_jobs
 
     require(workers >= 1, f"workers must be >= 1, got {workers}")
     check_search_size(n)
@@ -390,21 +391,7 @@ def search(n: int, r: int, *, m: int | None = None, seconds: float | None = None
     require(start is None, "--start works with one worker")
     jobs = [(n, r, m, seconds, evaluations, seed + i, mode) for i in range(workers)]
     t = time.perf_counter()
-    if dask is not None:
-        from dask.distributed import Client, LocalCluster
-
-        if dask == "local":
-            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
-                results = client.gather(client.map(_worker, jobs, pure=False))
-        else:
-            with Client(dask) as client:
-                results = client.gather(client.map(_worker, jobs, pure=False))
-    else:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(_worker, jobs))
+    results = map_jobs(_worker, jobs, workers, dask, desc="anneals")
     best = None
     for text, evals, secs, s in results:
         g = parse_edges(text)
