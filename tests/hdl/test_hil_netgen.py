@@ -12,10 +12,13 @@ from permnet.sim import netsim
 from permnet.sim.netsim.counters import predict
 
 
-def run_rtl(dut, M, params, start, stop, cycles, poke=None):
-    """Drive the parameters, watch the generators for ``cycles`` cycles; the rows they create
-    and every counter read after the last cycle."""
-    made, counters = [], {}
+def run_rtl(dut, M, params, start, stop, cycles, pokes=(None,)):
+    """Drive the parameters, then one run of ``cycles`` cycles per entry of ``pokes`` (called
+    after every tick of its run, or None), a one-cycle ``clear`` between runs (it resets the
+    network, the generators, the counters and the cycle, so every run starts as the first from
+    reset: one elaboration serves several runs). Per run, the rows the generators create and
+    every counter read after its last cycle."""
+    out = []
 
     async def tb(ctx):
         ctx.set(dut.pattern, PATTERN_CODES[params.pattern])
@@ -24,22 +27,29 @@ def run_rtl(dut, M, params, start, stop, cycles, poke=None):
             ctx.set(sig, v)
         for n in range(M):
             ctx.set(dut.perm[n], params.perm[n] if params.perm else 0)
-        for _ in range(cycles):
-            c = ctx.get(dut.cycle)
-            for n, g in enumerate(dut.gens):
-                if ctx.get(g.valid):
-                    made.append((c, n, ctx.get(g.dst), params.size))
-            await ctx.tick()
-            if poke is not None:
-                poke(ctx)
-        counters.update({name: [ctx.get(getattr(dut, name)[n]) for n in range(M)] for name in COUNTERS})
-        counters["cycle"] = ctx.get(dut.cycle)
+        for i, poke in enumerate(pokes):
+            if i:
+                ctx.set(dut.clear, 1)
+                await ctx.tick()
+                ctx.set(dut.clear, 0)
+            made, counters = [], {}
+            for _ in range(cycles):
+                c = ctx.get(dut.cycle)
+                for n, g in enumerate(dut.gens):
+                    if ctx.get(g.valid):
+                        made.append((c, n, ctx.get(g.dst), params.size))
+                await ctx.tick()
+                if poke is not None:
+                    poke(ctx)
+            counters.update({name: [ctx.get(getattr(dut, name)[n]) for n in range(M)] for name in COUNTERS})
+            counters["cycle"] = ctx.get(dut.cycle)
+            out.append((made, counters))
 
     sim = Simulator(dut)
     sim.add_clock(1e-6)
     sim.add_testbench(tb)
     sim.run()
-    return made, counters
+    return out
 
 
 def _case(M, S, params, start, stop, buffer=4, width=8):
@@ -50,12 +60,46 @@ def _case(M, S, params, start, stop, buffer=4, width=8):
     want = predict(net, rows, cfg)
     dut = NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=t.max_hops, buffer=buffer,
                      flit_width=width, queue=8)
-    made, got = run_rtl(dut, M, params, start, stop, want["cycles"] + 3)
+    [(made, got)] = run_rtl(dut, M, params, start, stop, want["cycles"] + 3)
     return rows, want, made, got
 
 
+UNIFORM = GenParams("uniform", rate=rate_of(0.3), size=3, seed=11)
+
+
+@pytest.fixture(scope="module")
+def ldi82():
+    """LDI(8,2), UNIFORM in cycles 5..45: one simulation (one elaboration, the most of a test's
+    time) of two runs, a clean one, then, after a clear, the same with one payload bit flipped
+    in the first buffer entry that holds a flit (see test_counters_see_a_corrupted_flit)."""
+    M, S = 8, 2
+    net = tables.network("ldi", M, S)
+    t = net.table
+    rows = trace(M, UNIFORM, 5, 45)
+    want = predict(net, rows, netsim.Config(vcs=t.max_hops, buffer=4))
+    dut = NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=t.max_hops, buffer=4,
+                     flit_width=8, queue=8)
+    bufs = [(n, key, q) for n, r in enumerate(dut.ip.routers) for key, q in r.buffers.items()]
+    hit = {}
+
+    def poke(ctx):
+        if "payload" in hit:
+            return
+        for n, key, q in bufs:
+            cnt = ctx.get(q["count"])
+            if cnt:
+                head = ctx.get(q["head"])
+                ent = q["ent"][head]
+                ctx.set(ent["payload"], ctx.get(ent["payload"]) ^ 1)
+                hit["payload"] = n
+                return
+
+    runs = run_rtl(dut, M, UNIFORM, 5, 45, want["cycles"] + 3, pokes=(None, poke))
+    return rows, want, runs, hit
+
+
 @pytest.mark.parametrize("M,S,params", [
-    (8, 2, GenParams("uniform", rate=rate_of(0.3), size=3, seed=11)),
+    (8, 2, UNIFORM),                                # the clean run of the ldi82 fixture
     # about 5 s each in the Amaranth simulator
     pytest.param(9, 3, GenParams("hotspot", rate=rate_of(0.25), size=2, seed=3, hot=4, hot_frac=1 << 14),
                  marks=pytest.mark.slow),
@@ -64,8 +108,11 @@ def _case(M, S, params, start, stop, buffer=4, width=8):
     pytest.param(8, 2, GenParams("bitcomp", rate=rate_of(0.2), size=2, seed=9), marks=pytest.mark.slow),
     pytest.param(9, 3, GenParams("transpose", rate=rate_of(0.4), size=3, seed=2), marks=pytest.mark.slow),
 ])
-def test_generators_and_counters_match_the_model_and_the_simulator(M, S, params):
-    rows, want, made, got = _case(M, S, params, start=5, stop=45)
+def test_generators_and_counters_match_the_model_and_the_simulator(M, S, params, request):
+    if (M, S, params) == (8, 2, UNIFORM):
+        rows, want, [(made, got), _], _ = request.getfixturevalue("ldi82")
+    else:
+        rows, want, made, got = _case(M, S, params, start=5, stop=45)
     assert made == rows and len(rows) > 10                               # same cycles, src, dst, size
     contention = want["lat_sum"] != [0] * M
     assert contention
@@ -86,32 +133,10 @@ def test_an_overloaded_source_queue_drops_and_the_counts_differ():
     assert [g - d for g, d in zip(got["gen_packets"], got["dropped"])] == got["inj_packets"]
 
 
-def test_counters_see_a_corrupted_flit():
+def test_counters_see_a_corrupted_flit(ldi82):
     """A flit whose payload is flipped in a buffer is counted as a payload error at its
-    destination; a dst field flipped in flight is counted as misdelivered."""
-    M, S = 8, 2
-    net = tables.network("ldi", M, S)
-    t = net.table
-    params = GenParams("uniform", rate=rate_of(0.3), size=3, seed=11)
-    rows = trace(M, params, 5, 45)
-    want = predict(net, rows, netsim.Config(vcs=t.max_hops, buffer=4))
-    dut = NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=t.max_hops, buffer=4,
-                     flit_width=8, queue=8)
-    bufs = [(n, key, q) for n, r in enumerate(dut.ip.routers) for key, q in r.buffers.items()]
-    hit = {}
-
-    def poke(ctx):
-        if "payload" in hit:
-            return
-        for n, key, q in bufs:
-            cnt = ctx.get(q["count"])
-            if cnt:
-                head = ctx.get(q["head"])
-                ent = q["ent"][head]
-                ctx.set(ent["payload"], ctx.get(ent["payload"]) ^ 1)
-                hit["payload"] = n
-                return
-
-    made, got = run_rtl(dut, M, params, 5, 45, want["cycles"] + 3, poke=poke)
+    destination (the second run of the ldi82 fixture, after a clear: the same packets)."""
+    rows, _, [_, (made, got)], hit = ldi82
+    assert made == rows
     assert "payload" in hit
     assert sum(got["payload_errors"]) == 1
