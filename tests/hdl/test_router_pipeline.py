@@ -20,14 +20,17 @@ def delivered(rows, M, **cfg):
     return [done[i] for i in range(len(rows))], ref.cycles
 
 
-@pytest.mark.parametrize("M,S,router,switching,buffer,stages", [
-    pytest.param(9, 3, "nexthop", "vct", 4, 1, marks=pytest.mark.slow),
-    (8, 2, "table", "wormhole", 2, 2)])
-def test_link_stages_cycle_exact(M, S, router, switching, buffer, stages):
+# make test: LDI(4,2), the smallest network (the Amaranth simulator's build of the network is most
+# of the cost); LDI(8,2) and LDI(9,3) under -m slow
+@pytest.mark.parametrize("M,S,router,switching,buffer,stages,packets", [
+    pytest.param(9, 3, "nexthop", "vct", 4, 1, 40, marks=pytest.mark.slow),
+    pytest.param(8, 2, "table", "wormhole", 2, 2, 40, marks=pytest.mark.slow),
+    (4, 2, "table", "wormhole", 2, 2, 20)])
+def test_link_stages_cycle_exact(M, S, router, switching, buffer, stages, packets):
     """Every packet delivered in the simulator's cycle with L link stages, which is later
     than without them by at least L cycles per packet."""
     t = tables.network("ldi", M, S).table
-    rows = random_trace(M, 40, 16, 4, seed=M)
+    rows = random_trace(M, packets, 16, 4, seed=M)
     kw = dict(S=S, vcs=t.max_hops, buffer=buffer, switching=switching)
     want, cycles = delivered(rows, M, link_stages=stages, **kw)
     flat, _ = delivered(rows, M, **kw)
@@ -37,13 +40,15 @@ def test_link_stages_cycle_exact(M, S, router, switching, buffer, stages):
 
 
 @pytest.mark.parametrize("M,S,router,switching,buffer,links,credits", [
-    (8, 2, "table", "wormhole", 2, 1, 1),
+    (4, 2, "table", "wormhole", 2, 1, 1),
+    pytest.param(8, 2, "table", "wormhole", 2, 1, 1, marks=pytest.mark.slow),
     pytest.param(8, 2, "nexthop", "vct", 4, 0, 2, marks=pytest.mark.slow)])
 def test_credit_stages_cycle_exact(M, S, router, switching, buffer, links, credits):
     """With C credit stages (and L link stages) every packet is delivered in the simulator's
-    cycle; on this load the slower credits delay the packets (the option is not inert)."""
+    cycle; on this load (a packet at every node in each of 8 cycles) the slower credits delay
+    the packets (the option is not inert)."""
     t = tables.network("ldi", M, S).table
-    rows = random_trace(M, 64, 8, 4, seed=M + credits)
+    rows = random_trace(M, 8 * M, 8, 4, seed=M + credits)
     kw = dict(S=S, vcs=t.max_hops, buffer=buffer, switching=switching, link_stages=links)
     want, cycles = delivered(rows, M, credit_stages=credits, **kw)
     fast, _ = delivered(rows, M, **kw)
@@ -71,16 +76,17 @@ def run_selftest(t, rows, want, cycles, *, buffer, switching, router, **stages):
     return out
 
 
-@pytest.mark.parametrize("router", ["table", "nexthop"])
-def test_lanes_routed_without_the_source_rom(monkeypatch, router):
+@pytest.mark.parametrize("router,M", [("table", 4), ("nexthop", 4), pytest.param("table", 8, marks=pytest.mark.slow),
+                                      pytest.param("nexthop", 8, marks=pytest.mark.slow)])
+def test_lanes_routed_without_the_source_rom(monkeypatch, router, M):
     """Above ``Router.SOURCE_ROM_NODES`` nodes a new packet's first hop comes from the node's
-    own routing (table or next-hop unit) instead of the first-hop ROM: forced here on LDI(8,2),
+    own routing (table or next-hop unit) instead of the first-hop ROM: forced here on LDI(M,2),
     every packet is still delivered in the simulator's cycle."""
     from permnet.hdl.router import Router
 
     monkeypatch.setattr(Router, "SOURCE_ROM_NODES", 0)
-    t = tables.network("ldi", 8, 2).table
-    rows = random_trace(8, 40, 8, 4, seed=3)
+    t = tables.network("ldi", M, 2).table
+    rows = random_trace(M, 5 * M, 8, 4, seed=3)
     kw = dict(S=2, vcs=t.max_hops, buffer=4, switching="vct")
-    want, cycles = delivered(rows, 8, **kw)
+    want, cycles = delivered(rows, M, **kw)
     assert run_selftest(t, rows, want, cycles, buffer=4, switching="vct", router=router) == {"error": 0}
