@@ -145,13 +145,16 @@ def stalls(got):
 
 
 # make test: the combined and the input-first allocator, wormhole on the table router with link and
-# credit stages (two-stage and separate-va with two lanes stream in test_plane_swap's make-test
-# cases); the other eight combinations under -m slow
+# credit stages, the latter on LDI(4,2) (the Amaranth simulator's build of the network is most of the
+# cost; two-stage and separate-va with two lanes stream in test_plane_swap's make-test cases); the
+# other combinations, and the input-first one on LDI(8,2), under -m slow
 @pytest.mark.parametrize("topo,M,S,router,switching,buffer,kw", [
     ("ldi", 9, 3, "nexthop", "vct", 4, {}),
     pytest.param("ldi", 8, 2, "table", "wormhole", 2, {}, marks=pytest.mark.slow),
     pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "input-first"}, marks=pytest.mark.slow),
-    ("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1}),
+    ("ldi", 4, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1}),
+    pytest.param("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "input-first", "link_stages": 1, "credit_stages": 1},
+                 marks=pytest.mark.slow),
     pytest.param("ldi", 9, 3, "nexthop", "vct", 4, {"allocator": "two-stage"}, marks=pytest.mark.slow),
     pytest.param("ldi", 8, 2, "table", "wormhole", 2, {"allocator": "two-stage", "link_stages": 1, "credit_stages": 1},
                  marks=pytest.mark.slow),
@@ -205,18 +208,19 @@ def check_streams(t, dut, topo, M, S, buffer, switching, sim_kw):
     assert (err1, err2) == (0, int(M == 9))
 
 
-@pytest.mark.parametrize("allocator", ["combined", pytest.param("two-stage", marks=pytest.mark.slow)])
-def test_registered_planes_are_one_more_link_and_credit_stage(allocator):
+@pytest.mark.parametrize("allocator,M", [("combined", 4), pytest.param("combined", 8, marks=pytest.mark.slow),
+                                         pytest.param("two-stage", 8, marks=pytest.mark.slow)])
+def test_registered_planes_are_one_more_link_and_credit_stage(allocator, M):
     """Crossbar planes with registered outputs (``plane_set_factory(..., register=True)``,
     ``--plane-stages 1``): cycle-exact with the simulator's model with one more link stage
-    and one more credit stage, then intact under back-pressure."""
+    and one more credit stage, then intact under back-pressure (LDI(4,2) in make test)."""
     from permnet.hdl.netip import plane_set_factory
 
-    t = tables.network("ldi", 8, 2).table
+    t = tables.network("ldi", M, 2).table
     kw = {"allocator": allocator, "link_stages": 1, "credit_stages": 1}
-    _, dut = network("ldi", 8, 2, "table", 2, "wormhole",
+    _, dut = network("ldi", M, 2, "table", 2, "wormhole",
                      plane_set=plane_set_factory("crossbar", t.planes.tolist(), register=True), **kw)
-    check_streams(t, dut, "ldi", 8, 2, 2, "wormhole", {**kw, "link_stages": 2, "credit_stages": 2})
+    check_streams(t, dut, "ldi", M, 2, 2, "wormhole", {**kw, "link_stages": 2, "credit_stages": 2})
 
 
 class RegisteredPlanes(wiring.Component):
@@ -241,15 +245,16 @@ class RegisteredPlanes(wiring.Component):
         return m
 
 
-def test_a_registered_plane_set_drops_in():
+@pytest.mark.parametrize("M", [4, pytest.param(8, marks=pytest.mark.slow)])
+def test_a_registered_plane_set_drops_in(M):
     """The plane hook with planes that take a cycle each way: still every packet intact, and
     the plane set's own port at the top counts every flit once per hop of its route."""
-    t = tables.network("ldi", 8, 2).table
+    t = tables.network("ldi", M, 2).table
     planes = t.planes.tolist()
-    _, dut = network("ldi", 8, 2, "table", plane_set=lambda fw, bw: RegisteredPlanes(8, 2, fw, bw, planes))
-    packets = make_packets(8, 4, 4, seed=5)
+    _, dut = network("ldi", M, 2, "table", plane_set=lambda fw, bw: RegisteredPlanes(M, 2, fw, bw, planes))
+    packets = make_packets(M, 4, 4, seed=5)
     [(_, got, err, crossings)] = run_streams(dut, [(packets, 0.2, 0.6)], seed=6, probe=dut.crossings)
-    check_delivery(packets, got, 8)
+    check_delivery(packets, got, M)
     hops = sum(len(words) * int(t.length[n][d]) for n, p in packets.items() for d, words in p)
     assert err == 0 and hops > 0 and crossings == hops
 
