@@ -69,22 +69,30 @@ def test_rtl_bad_input(tmp_path, args, needle):
     assert not any(tmp_path.iterdir())
 
 
-def test_rtl_network_flit_width(tmp_path):
-    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "--flit-width", 24, "-o", tmp_path / "n.v")
-    text = (tmp_path / "n.v").read_text()
+@pytest.fixture(scope="module")
+def ldi42(tmp_path_factory):
+    """``rtl network`` LDI(4,2) written twice, once for the two tests below (an LDI(4,2) network
+    is 4 to 6 s of Amaranth): ``h.v`` with the defaults (next-hop routers, header-only flits),
+    ``n.v`` with two options that do not meet, route tables and 24-bit flits."""
+    out = tmp_path_factory.mktemp("ldi42")
+    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "-o", out / "h.v")
+    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "--flit-width", 24, "--router", "table",
+        "-o", out / "n.v")
+    return out
+
+
+def test_rtl_network_flit_width(ldi42):
+    text = (ldi42 / "n.v").read_text()
     assert "//   flit_width = 24" in text and "reg [23:0]" in text
-    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "-o", tmp_path / "h.v")
-    assert "flit_width" not in (tmp_path / "h.v").read_text()          # default: header-only flits, as before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.v", "h_expected.hex", "n.v", "n_expected.hex"]
+    assert "flit_width" not in (ldi42 / "h.v").read_text()          # default: header-only flits, as before
+    assert sorted(p.name for p in ldi42.iterdir()) == ["h.v", "h_expected.hex", "n.v", "n_expected.hex"]
 
 
-def test_rtl_network_router(tmp_path):
+def test_rtl_network_router(ldi42):
     """LDI(4,2) routes with next-hop units by default, one per input port, where arriving
     flits are routed (a new packet takes its first hop from a ROM as it enters its lane, so
     the two lanes have none), with tables on request."""
-    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "-o", tmp_path / "u.v")
-    run("rtl", "network", "-M", 4, "-S", 2, "--packets", 6, "--span", 4, "--router", "table", "-o", tmp_path / "t.v")
-    unit, table = (tmp_path / "u.v").read_text(), (tmp_path / "t.v").read_text()
+    unit, table = (ldi42 / "h.v").read_text(), (ldi42 / "n.v").read_text()
     assert "//   router = nexthop" in unit and "//   router = table" in table
     units = r"module \\ldi_network\.ip\.router\d+\.nh\w+(?=\s)"
     assert "//   lanes = 2" in unit
@@ -135,7 +143,10 @@ def test_board_constraints_reach_the_platform_flow(tmp_path, board):
     assert len(clocks) == 1
 
 
-@pytest.mark.parametrize("board,product", [("ulx3s", "permnet_demo.bit"), ("icebreaker", "permnet_demo.bin")])
+# one board in make test: the ULX3S build (nextpnr-ecp5 on the LFE5U-85F: 11 s of 15) checks what the
+# iCEBreaker's does on the other family, and its ECP5 report is read in tests/cli/test_board_report.py
+@pytest.mark.parametrize("board,product", [pytest.param("ulx3s", "permnet_demo.bit", marks=pytest.mark.slow),
+                                           ("icebreaker", "permnet_demo.bin")])
 def test_board_builds_a_bitstream(tmp_path, board, product):
     # The toolchain is found beside the interpreter, not on PATH (a user who never activated the venv).
     import os
