@@ -17,9 +17,20 @@ def _stream_verilog(tmp_path):
     return (tmp_path / "out" / "x.v").read_text()
 
 
-def test_rtl_network_stream_writes_axi_stream_ports(tmp_path):
+@pytest.fixture(scope="module")
+def crossbar_stream(tmp_path_factory):
+    """The stream network with crossbar planes (no plane stages), 8-bit data: its Verilog, written
+    once for the port test and the plane-stage test's comparison (4 to 6 s of Amaranth)."""
+    cwd = tmp_path_factory.mktemp("stream")
+    p = run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "--flit-width", 8,
+            "-o", "out/c.v", cwd=cwd)
+    assert p.stderr.strip() == "wrote out/c.v"
+    return (cwd / "out" / "c.v").read_text()
+
+
+def test_rtl_network_stream_writes_axi_stream_ports(crossbar_stream):
     """The top's ports are the AXI-Stream names of every node, with the widths asked for."""
-    text = _stream_verilog(tmp_path)
+    text = crossbar_stream
     top = re.search(r"^module (\w+)\((.*?)\);", text, re.S | re.M)
     assert top.group(1) == "ldi_network_stream"
     ports = set(re.findall(r"\b(n\d+_(?:in|out)_t\w+)\b", top.group(2)))
@@ -64,14 +75,12 @@ def test_rtl_network_stream_bad_input(tmp_path, args, needle):
     assert not (tmp_path / "out").exists()
 
 
-def test_rtl_network_stream_plane_stages_register_the_planes(tmp_path):
+def test_rtl_network_stream_plane_stages_register_the_planes(tmp_path, crossbar_stream):
     """``--plane-stages 1``: the header names it, and the crossbar planes' outputs are
     registers (their forward words are assigned in an always @(posedge clk) block)."""
-    run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "--plane-stages", 1,
-        "-o", "out/r.v", cwd=tmp_path)
-    run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "-o", "out/c.v",
-        cwd=tmp_path)
-    reg, comb = ((tmp_path / "out" / f).read_text() for f in ("r.v", "c.v"))
+    run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "--flit-width", 8,
+        "--plane-stages", 1, "-o", "out/r.v", cwd=tmp_path)
+    reg, comb = (tmp_path / "out" / "r.v").read_text(), crossbar_stream
     assert "//   plane_stages = 1" in reg and "plane_stages" not in comb
     assert reg.count("posedge clk") > comb.count("posedge clk")
 
