@@ -18,6 +18,7 @@ def top_ports(path):
     return text, {q.strip() for q in header.split(",")}
 
 
+@pytest.mark.slow      # make test checks these ports on tests/cli/test_rtl_stream.py's build of this network
 def test_stream_top_has_the_plane_route_and_swap_ports(tmp_path):
     p = run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "-o", "out/x.v",
             cwd=tmp_path)

@@ -40,6 +40,19 @@ def test_rtl_network_stream_writes_axi_stream_ports(crossbar_stream):
     assert re.search(r"input \[7:0\] n3_in_tdata;", text) and re.search(r"output \[1:0\] n3_out_tdest;", text)
 
 
+def test_stream_top_has_the_plane_route_and_swap_ports(crossbar_stream):
+    """With run-time planes the top has the plane set's ``cfg`` port, the route tables' ``rt``
+    port and the swap controller's (tests/cli/test_rtl_network_planes.py checks the same on its own
+    build of this network, under ``-m slow``)."""
+    header = re.search(r"^module \w+\((.*?)\);", crossbar_stream, re.S | re.M).group(1)
+    ports = {q.strip() for q in header.split(",")}
+    control = {"cfg__plane", "cfg__addr", "cfg__data", "cfg__we", "cfg__commit", "cfg__rdata",
+               "rt__node", "rt__addr", "rt__data", "rt__we", "rt__rdata",
+               "swap_req", "swap_draining", "swap_done", "swap_cycles", "idle"}
+    assert control <= ports and not {q for q in ports if q.startswith("rt__")} - control
+    assert "//   planes = crossbar" in crossbar_stream and re.search(r"output \[15:0\] swap_cycles;", crossbar_stream)
+
+
 @pytest.mark.slow
 def test_rtl_network_stream_lints(tmp_path):
     """Verilator lints the stream network (where it is installed)."""
