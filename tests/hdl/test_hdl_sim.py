@@ -57,11 +57,13 @@ def test_nexthop_exhaustive(M, S, pipeline, digits):
     pytest.param(7 ** 3 * 5, 7, "serial", 3, marks=pytest.mark.slow),
     (17 * 17, 17, "serial", 4), pytest.param(20 * 18, 20, "serial", 3, marks=pytest.mark.slow),
     (20 * 20 * 19, 20, "parallel", 5)])
-def test_nexthop_random_large(M, S, digits, pipeline):
-    # includes G > 16 (l0 by adder and split subtraction instead of a table)
+def test_nexthop_random_large(request, M, S, digits, pipeline):
+    # includes G > 16 (l0 by adder and split subtraction instead of a table); the simulation costs
+    # about 3 ms a case: 800 random cases in make test, 2000 in the ones under -m slow
     spec = NextHopSpec(M, S)
     rng = random.Random(M * S)
-    cases = [(rng.randrange(M), rng.randrange(M), rng.randrange(spec.h)) for _ in range(2000)]
+    n = 2000 if request.node.get_closest_marker("slow") else 800
+    cases = [(rng.randrange(M), rng.randrange(M), rng.randrange(spec.h)) for _ in range(n)]
     if spec.shortcut:   # make sure the two-hop shortcut is exercised: dest a successor of node
         cases += [(n, (S * n + rng.randrange(S)) % M, 0) for n in (rng.randrange(M) for _ in range(300))]
     dut = LdiNextHop(M, S, pipeline=pipeline, digits=digits)
@@ -150,7 +152,8 @@ def all_permutations_one_run(dut, N, W, load_words, expect, sample=None):
 
 
 # N = 8 (40,320 permutations) takes minutes: exhaustive under the slow marker, a sample in make test
-_EIGHT = [pytest.param(8, None, marks=pytest.mark.slow), (8, 2000)]
+# (a permutation costs about 3 ms in the simulator: 500 of them in make test, 2000 under -m slow)
+_EIGHT = [pytest.param(8, None, marks=pytest.mark.slow), pytest.param(8, 2000, marks=pytest.mark.slow), (8, 500)]
 
 
 @pytest.mark.parametrize("N,sample", [(5, None), (6, None), pytest.param(7, None, marks=pytest.mark.slow)] + _EIGHT)
@@ -163,7 +166,8 @@ def test_crossbar_every_permutation_up_to_8(N, sample):
     assert all_permutations_one_run(CrossbarPlane(N, 4), N, 4, words, expect, sample) == []
 
 
-@pytest.mark.parametrize("N,sample", [(7, None)] + _EIGHT)
+# N = 7 (5,040 permutations): exhaustive under -m slow, 1,000 of them in make test
+@pytest.mark.parametrize("N,sample", [pytest.param(7, None, marks=pytest.mark.slow), (7, 1000)] + _EIGHT)
 def test_benes_every_permutation_up_to_8(N, sample):
     routes = {}
 
