@@ -61,7 +61,7 @@ def test_network_equals_deflection_trace(M, S, E, P):
     planes = _planes(M, S)
     dut = DeflectionNetwork(planes, ejection=E, width=12, stages=P)
     rng = random.Random(M * 100 + E * 10 + P)
-    busy, cycles = 40, 200
+    busy, cycles = 40, (110 if S == 2 else 200)      # all ready from busy + 40 on: the network empties
     rows = _trace(M, busy, 0.45 if S == 2 else 0.9, rng)
     ready = np.array([[[c >= busy + 40 or rng.random() < (0.6 if S == 2 else 0.3) for _ in range(E)] for _ in range(M)]
                       for c in range(cycles)], dtype=np.uint8)
@@ -109,7 +109,7 @@ def test_stream_endpoints_equal_deflection_trace(M, S, E, P):
     dut = DeflectionStream(planes, ejection=E, width=16, stages=P)
     net = dut.net
     rng = random.Random(7 + M + P)
-    busy, cycles = 60, 300
+    busy, cycles = 60, (160 if S == 2 else 300)      # all tready from busy + 60 on: the network empties
     rows = _trace(M, busy, 0.5, rng)
     used = np.zeros((cycles, M, E), dtype=np.uint8)    # the ready the arbiter gave each FIFO
     got, injected, counts = {}, {}, {"full": 0, "hold": 0}
@@ -189,8 +189,9 @@ def test_swap_in_traffic_without_drain(kind, P, capsys):
     dut = DeflectionNetwork(old, ejection=E, width=12, stages=P, plane_kind=kind)
     pwrites, mwrites = dut.plane_set.writes(new), mask_writes(new)
     commit_at = max(len(pwrites), len(mwrites)) + 5      # the writes go in during traffic, then the commit
-    busy, cycles = commit_at + 40, commit_at + 160
     top, K = (1 << dut.age_bits) - 1, dut.K
+    busy = commit_at + 40
+    cycles = busy + 40 * K                               # all ready from busy on: the network empties
     result = {}
 
     async def tb(ctx):
