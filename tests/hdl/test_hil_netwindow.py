@@ -52,7 +52,7 @@ def session():
     marks["plain_plane"] = len(reqs) - 2
     reqs += [H.plain_write(RT_ADDR, [3 << 16 | 5]), H.plain_read(RT_WIN, 7), H.plain_read(RT_RB, 1)]
     marks["plain_rt"] = len(reqs) - 2
-    got = run_stream(dut, reqs, quiet_cycles=20)
+    got = run_stream(dut, reqs, quiet_cycles=8)
     return got, marks
 
 
