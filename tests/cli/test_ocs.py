@@ -66,7 +66,8 @@ def test_a_misapplied_switch_rolls_both_back_and_exits_1(tmp_path, two_switches)
     cfg, _ = ldi16(tmp_path)
     two_switches[1].core.faults = Faults.parse("misapply")
     devs = [f"--device=sw{k}={e.address}" for k, e in enumerate(two_switches)]
-    p = run("ocs", "apply", "--config", cfg, *devs, "--protocol", "tl1", check=False, env=ENV)
+    # --timeout 2: the rollback waits out one exchange's time-out (5 s by default)
+    p = run("ocs", "apply", "--config", cfg, *devs, "--protocol", "tl1", "--timeout", 2, check=False, env=ENV)
     assert p.returncode == 1 and "ROLLED BACK" in p.stdout and "sw1" in p.stdout
     for e in two_switches:
         assert (e.core.snapshot() == -1).all()
@@ -128,8 +129,8 @@ def test_fabric_apply_loads_every_device_of_a_compiled_fabric(tmp_path):
         emus[2].core.faults = Faults.parse("deny:1")
         for e in emus:
             e.core.clear()
-        p = run("fabric", "apply", "--fabric", tmp_path / "fab" / "fabric.json", "--inventory", inv, check=False,
-                env=ENV)
+        p = run("fabric", "apply", "--fabric", tmp_path / "fab" / "fabric.json", "--inventory", inv, "--timeout", 2,
+                check=False, env=ENV)
         assert p.returncode == 1 and "ROLLED BACK" in p.stdout
         assert all((e.core.snapshot() == -1).all() for e in emus)      # all back to the old (empty) state
     finally:
