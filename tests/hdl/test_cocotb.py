@@ -56,8 +56,11 @@ def _run(sim, name):
     build_args = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC"] if sim == "verilator" else []
     runner.build(sources=[src], hdl_toplevel=gen.name, build_dir=build, build_args=build_args,
                  timescale=("1ns", "1ps"))
+    # NUMBA_DISABLE_JIT: the testbench's few routes (Beneš: one each 9 cycles, N <= 11) run as plain
+    # Python; inside the simulator numba compiled them again on every run (about 10 s of the Beneš
+    # test's 200 cycles on Icarus, 0.07 s without)
     results = runner.test(hdl_toplevel=gen.name, test_module=module, test_dir=build, build_dir=build,
-                          extra_env={"PERMNET_PARAMS": json.dumps(params)},
+                          extra_env={"PERMNET_PARAMS": json.dumps(params), "NUMBA_DISABLE_JIT": "1"},
                           timescale=("1ns", "1ps"))
     total, failed = get_results(results)
     assert total >= 1 and failed == 0, f"{name} on {sim}: {failed} of {total} cocotb tests failed"
