@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from permnet.gen.analysis.compare import compare
 from cli_runner import run
 
@@ -64,5 +66,13 @@ def test_qcn_and_rcc_series():
     assert abs(q.avg_inter_cluster_distance - 2032 / 2047) < 1e-12
     r = got["rcc(2,K24)"]
     assert (r.nodes, r.diameter, r.inter_cluster_diameter) == (576, 3, 1)
+    # Q5/Q3 (4-node quotient nuclei) up to l = 3: diameter (c + 1) l - 1 with c = 2 (test_qcn.py's BFS-checked
+    # formula); Q6/Q3 to 32768 nodes in test_qcn_series_of_8_node_quotient_nuclei (make test-slow, 5 s)
+    rows = compare(["qcn"], max_nodes=9000, module_size=4)
+    assert [(r.instance, r.diameter) for r in rows] == [("qcn(2,Q5/Q3)", 5), ("qcn(3,Q5/Q3)", 8)]
+
+
+@pytest.mark.slow
+def test_qcn_series_of_8_node_quotient_nuclei():
     rows = compare(["qcn"], max_nodes=40000, module_size=10)          # Q6/Q3: 8-node quotient nuclei
     assert [(r.instance, r.diameter) for r in rows] == [("qcn(2,Q6/Q3)", 7), ("qcn(3,Q6/Q3)", 11)]
