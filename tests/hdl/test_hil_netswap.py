@@ -39,13 +39,16 @@ def runs(request):
     out = []
 
     async def write(ctx, words):
-        for port, items in ((dut.cfg, [dict(plane=y, addr=a, data=d) for y, a, d in words.planes]),
-                            (dut.rt, [dict(node=n, addr=a, data=d) for n, a, d in words.routes])):
-            for item in items:
-                for k, v in item.items():
+        """The plane and the route words side by side, one of each a cycle (independent ports)."""
+        ports = ((dut.cfg, [dict(plane=y, addr=a, data=d) for y, a, d in words.planes]),
+                 (dut.rt, [dict(node=n, addr=a, data=d) for n, a, d in words.routes]))
+        for i in range(max(len(items) for _, items in ports)):
+            for port, items in ports:
+                ctx.set(port.we, i < len(items))
+                for k, v in items[i].items() if i < len(items) else ():
                     ctx.set(getattr(port, k), v)
-                ctx.set(port.we, 1)
-                await ctx.tick()
+            await ctx.tick()
+        for port, _ in ports:
             ctx.set(port.we, 0)
 
     async def run(ctx, params, stop, preload=None, swap_words=None, swap_cycle=None):
