@@ -41,7 +41,7 @@ def test_restarts_keep_the_best_chain_and_are_the_same_on_two_processes(tmp_path
     assert written["topology"]["seed"] == 2 and written["topology"]["restarts"] == 3   # how to run it again
     assert written["topology"]["best_seed"] == 2 + best                                  # which chain it is
     assert _avg_hops(planes) == pytest.approx(one["avg_hops"], abs=1e-12)
-    two = _timeless(run(*ARGS, "--restarts", "3", "--workers", "2", "-o", "two.json", cwd=tmp_path, fresh=True).stdout)
+    two = _timeless(run(*ARGS, "--restarts", "3", "--workers", "2", "-o", "two.json", cwd=tmp_path).stdout)
     assert two == one
     assert (tmp_path / "two.json").read_bytes() == (tmp_path / "one.json").read_bytes()
 
