@@ -101,20 +101,27 @@ def test_rtl_network_router(ldi42):
     assert not re.search(units, table)
 
 
-def test_synth_report_json():
-    out = json.loads(run("synth", "nexthop", "-M", 18, "-S", 3, "--target", "ecp5", "--json").stdout)
+@pytest.fixture(scope="module")
+def benes_ecp5():
+    """``synth benes --size 4 --width 2 --target ecp5 --json``, run once for the two tests below."""
+    return json.loads(run("synth", "benes", "--size", 4, "--width", 2, "--target", "ecp5", "--json").stdout)
+
+
+def test_synth_report_json(benes_ecp5):
+    """Both designs, both targets (the ECP5's Beneš network is the text test's run)."""
+    out = json.loads(run("synth", "nexthop", "-M", 18, "-S", 3, "--target", "ice40", "--json").stdout)
     assert out["luts"] > 0 and out["ffs"] >= 8 and out["fmax_mhz"] > 10
-    out = json.loads(run("synth", "benes", "--size", 4, "--width", 2, "--target", "ice40", "--json").stdout)
-    assert out["luts"] > 0 and out["fmax_mhz"] > 0
+    assert out["target"] == "ice40" and benes_ecp5["target"] == "ecp5"
+    assert benes_ecp5["luts"] > 0 and benes_ecp5["fmax_mhz"] > 0
 
 
-def test_synth_text_report_names_the_critical_path_and_where_the_luts_go():
+def test_synth_text_report_names_the_critical_path_and_where_the_luts_go(benes_ecp5):
     """Text mode: the summary lines, then the critical path (delay = logic + routing, two
     registers of the design) and the LUT4 sites by source file and register group, which add up to
     the LUT4 sites (``luts``: nextpnr's count less the output chain's LUT per output bit; it may
     add a constant driver or two)."""
     lines = run("synth", "benes", "--size", 4, "--width", 2, "--target", "ecp5").stdout.splitlines()
-    rep = json.loads(run("synth", "benes", "--size", 4, "--width", 2, "--target", "ecp5", "--json").stdout)
+    rep = benes_ecp5
     path = next(line for line in lines if line.startswith("critical_path "))
     ns, logic, routing, cells, src, dst = re.fullmatch(
         r"critical_path  ([\d.]+) ns \(([\d.]+) logic, ([\d.]+) routing, (\d+) cells\): (\S+) -> (\S+)", path).groups()
