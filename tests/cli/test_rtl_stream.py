@@ -17,13 +17,17 @@ def _stream_verilog(tmp_path):
     return (tmp_path / "out" / "x.v").read_text()
 
 
+STREAM = ["--endpoints", "stream", "--planes", "crossbar", "--flit-width", 8, "--allocator", "separate-va",
+          "--lanes", 2]
+
+
 @pytest.fixture(scope="module")
 def crossbar_stream(tmp_path_factory):
-    """The stream network with crossbar planes (no plane stages), 8-bit data: its Verilog, written
-    once for the port test and the plane-stage test's comparison (4 to 6 s of Amaranth)."""
+    """The stream network with crossbar planes (no plane stages), 8-bit data, two lanes: its Verilog,
+    written once for the port tests, the lanes test and the plane-stage test's comparison (4 to 6 s of
+    Amaranth a network)."""
     cwd = tmp_path_factory.mktemp("stream")
-    p = run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "--flit-width", 8,
-            "-o", "out/c.v", cwd=cwd)
+    p = run("rtl", "network", "-M", 4, "-S", 2, *STREAM, "-o", "out/c.v", cwd=cwd)
     assert p.stderr.strip() == "wrote out/c.v"
     return (cwd / "out" / "c.v").read_text()
 
@@ -91,18 +95,15 @@ def test_rtl_network_stream_bad_input(tmp_path, args, needle):
 def test_rtl_network_stream_plane_stages_register_the_planes(tmp_path, crossbar_stream):
     """``--plane-stages 1``: the header names it, and the crossbar planes' outputs are
     registers (their forward words are assigned in an always @(posedge clk) block)."""
-    run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--planes", "crossbar", "--flit-width", 8,
-        "--plane-stages", 1, "-o", "out/r.v", cwd=tmp_path)
+    run("rtl", "network", "-M", 4, "-S", 2, *STREAM, "--plane-stages", 1, "-o", "out/r.v", cwd=tmp_path)
     reg, comb = (tmp_path / "out" / "r.v").read_text(), crossbar_stream
     assert "//   plane_stages = 1" in reg and "plane_stages" not in comb
     assert reg.count("posedge clk") > comb.count("posedge clk")
 
 
-def test_rtl_network_stream_two_lanes(tmp_path):
+def test_rtl_network_stream_two_lanes(crossbar_stream):
     """``--lanes 2``: the header names it, the injection FIFO holds two packets, and each node
     feeds its router's second lane (``lane__1``)."""
-    run("rtl", "network", "-M", 4, "-S", 2, "--endpoints", "stream", "--allocator", "separate-va", "--lanes", 2,
-        "-o", "out/l.v", cwd=tmp_path)
-    text = (tmp_path / "out" / "l.v").read_text()
+    text = crossbar_stream
     assert "//   lanes = 2" in text and "//   inject_fifo = 8" in text
     assert "lane__1__pop" in text
