@@ -14,8 +14,10 @@ from permnet.planeload import swap_load
 from permnet.sim import netsim
 from permnet.sim.netsim.counters import predict
 
-M, S, VCS = 8, 2, 4
-RING = [[(n + 1) % M for n in range(M)], [(n - 1) % M for n in range(M)]]   # ring + reverse ring: 4 hops
+M, S, VCS = 8, 2, 3
+# the ring and the ring by 3 steps (a chordal ring): routes of 3 hops at most, as LDI(8,2)'s, so 3
+# VCs (a third less elaboration than the ring + reverse ring's 4 hops needed), other routes
+RING = [[(n + 1) % M for n in range(M)], [(n + 3) % M for n in range(M)]]
 
 
 def _dut(kind):
@@ -32,7 +34,7 @@ START, STOP1, STOP2, SWAP_AT = 5, 35, 45, 25
 
 @pytest.fixture(scope="module", params=["crossbar", pytest.param("benes", marks=pytest.mark.slow)])
 def runs(request):
-    """One simulation (one elaboration) of two runs: ring + reverse ring loaded into a held,
+    """One simulation (one elaboration) of two runs: the RING planes loaded into a held,
     cleared run, then (cleared again: LDI planes) a run that swaps to them at cycle 25."""
     dut = _dut(request.param)
     words = swap_load(RING, dut, request.param, only_changes=True)      # the shadows hold the reset words
@@ -96,7 +98,7 @@ def runs(request):
 
 
 def test_loaded_planes_give_the_simulators_counters(runs):
-    """Ring + reverse ring (routes of up to 4 hops, shortest paths) loaded into LDI(8,2)'s planes."""
+    """The chordal ring (routes of up to 3 hops, shortest paths) loaded into LDI(8,2)'s planes."""
     words, (got, _) = runs
     rows = trace(M, LOADED, START, STOP1)
     cfg = netsim.Config(vcs=VCS, buffer=4, lanes=S)
