@@ -56,14 +56,12 @@ def _run(sim, name):
     build_args = ["-Wno-fatal", "-Wno-WIDTHEXPAND", "-Wno-WIDTHTRUNC"] if sim == "verilator" else []
     runner.build(sources=[src], hdl_toplevel=gen.name, build_dir=build, build_args=build_args,
                  timescale=("1ns", "1ps"))
-    # NUMBA_DISABLE_JIT: the testbench's few routes (Beneš: one each 9 cycles, N <= 11) run as plain
-    # Python; inside the simulator numba compiled them again on every run (about 10 s of the Beneš
-    # test's 200 cycles on Icarus, 0.07 s without). COCOTB_REWRITE_ASSERTION_FILES: pytest's
-    # assertion rewriting for the testbench module only; by default ("*.py") cocotb has every module
-    # imported after it rewritten, numba's and amaranth's included, and with PYTHONDONTWRITEBYTECODE
-    # nothing rewritten is cached: 7-8 s of imports in every simulator run
+    # COCOTB_REWRITE_ASSERTION_FILES: pytest's assertion rewriting for the testbench module only; by
+    # default ("*.py") cocotb has every module imported after its hook rewritten, numba's and
+    # amaranth's included, and with PYTHONDONTWRITEBYTECODE nothing rewritten is cached: 8-16 s of
+    # imports in every simulator run (the Beneš test's numba also imports lazily, during the run)
     results = runner.test(hdl_toplevel=gen.name, test_module=module, test_dir=build, build_dir=build,
-                          extra_env={"PERMNET_PARAMS": json.dumps(params), "NUMBA_DISABLE_JIT": "1",
+                          extra_env={"PERMNET_PARAMS": json.dumps(params),
                                      "COCOTB_REWRITE_ASSERTION_FILES": f"{module}.py"},
                           timescale=("1ns", "1ps"))
     total, failed = get_results(results)
