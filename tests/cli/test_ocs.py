@@ -66,7 +66,7 @@ def test_a_misapplied_switch_rolls_both_back_and_exits_1(tmp_path, two_switches)
     cfg, _ = ldi16(tmp_path)
     two_switches[1].core.faults = Faults.parse("misapply")
     devs = [f"--device=sw{k}={e.address}" for k, e in enumerate(two_switches)]
-    # --timeout 2: the rollback waits out one exchange's time-out (5 s by default)
+    # --timeout 2: a rolled-back device is read once more after one time-out (5 s by default)
     p = run("ocs", "apply", "--config", cfg, *devs, "--protocol", "tl1", "--timeout", 2, check=False, env=ENV)
     assert p.returncode == 1 and "ROLLED BACK" in p.stdout and "sw1" in p.stdout
     for e in two_switches:
