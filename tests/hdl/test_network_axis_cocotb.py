@@ -85,8 +85,10 @@ def run_case(sim, name, build, monkeypatch):
     result = build / "result.json"
     params = {"M": M, "W": W, "packets": packets, "seed": seed, "source_pause": 0.3, "sink_pause": 0.4,
               "max_cycles": 200 * len(packets)}
+    # assertion rewriting of the testbench only, not of every module it imports (tests/hdl/test_cocotb.py)
     results = runner.test(hdl_toplevel=gen.name, test_module="cocotb_axis", test_dir=build, build_dir=build,
-                          extra_env={"PERMNET_PARAMS": json.dumps(params), "PERMNET_RESULT": str(result)},
+                          extra_env={"PERMNET_PARAMS": json.dumps(params), "PERMNET_RESULT": str(result),
+                                     "COCOTB_REWRITE_ASSERTION_FILES": "cocotb_axis.py"},
                           timescale=("1ns", "1ps"))
     total, failed = get_results(results)
     assert result.exists(), f"{name} on {sim}: the cocotb test stopped before it wrote its result"
