@@ -177,6 +177,7 @@ def measure(built, modules=None, bisection: bool = False, exact: bool | None = N
     from permnet.gen.analysis import clusters
 
     topo = getattr(built, "topology", built)
+    mods = modules_for(modules, built, topo)  # a bad --modules is refused before the metrics are computed
     m = topo.metrics(exact=exact)
     # links per node of a quotient (loops and repeats kept): its planes
     ports = built.ports if hasattr(built, "ports") else None
@@ -187,7 +188,6 @@ def measure(built, modules=None, bisection: bool = False, exact: bool | None = N
         f = built.diameter_formula()
         formula = SuperIPFormula(nu.nodes, nu.diameter, built.t(), f,
                                  None if m.diameter is None else f == m.diameter)
-    mods = modules_for(modules, built, topo)
     mod_metrics = None
     if mods is not None and m.estimate:
         # inter-cluster distances are all pairs of contracted modules: affordable when there are few
@@ -212,11 +212,11 @@ def ldi_topology_summary(M: int, S: int, modules=None, bisection: bool = False, 
     estimate of LDI as a :class:`~permnet.gen.topologies.families.Topology`."""
     from permnet.gen.analysis import clusters
 
-    rep = ldi_summary(M, S, exact=exact, samples=samples)
     if modules is None and not bisection:
-        return rep
+        return ldi_summary(M, S, exact=exact, samples=samples)
     topo = ldi.topology(M, S)
-    mods = modules_for(modules, topo, topo)
+    mods = modules_for(modules, topo, topo)  # a bad --modules is refused before the distances are computed
+    rep = ldi_summary(M, S, exact=exact, samples=samples)
     return replace(rep,
                    modules=None if mods is None else clusters.cluster_metrics(topo, mods, rep.diameter, rep.degree),
                    bisection=clusters.bisection_width(topo) if bisection else None)

@@ -130,3 +130,24 @@ def test_cli_modules_options(tmp_path):
 def test_bad_module_arrays():
     with pytest.raises(PermnetError):
         clusters.cluster_metrics(families.hypercube(3), np.zeros(5, int))
+
+
+def test_a_bad_modules_spec_is_refused_before_any_distance_is_computed(monkeypatch, tmp_path):
+    """``topo ... --modules blocks:0`` computed the whole topology's metrics (an all-pairs search,
+    minutes on a large one) before it looked at the spec; now the spec is checked first, both for a
+    family (``measure``) and for LDI (``ldi_topology_summary``)."""
+    from permnet.gen.analysis import report
+    from permnet.topofiles import read_modules
+
+    def computed(*args, **kwargs):
+        raise AssertionError("distances computed before the spec was checked")
+
+    monkeypatch.setattr(families.Topology, "metrics", computed)
+    monkeypatch.setattr(report, "ldi_summary", computed)
+    f = tmp_path / "m.txt"
+    f.write_text("0 1 2")
+    for spec in ("blocks:0", "metis:x", "bogus:3", f"file:{f}"):
+        with pytest.raises(PermnetError, match="modules"):
+            report.measure(families.hypercube(6), read_modules(spec))
+        with pytest.raises(PermnetError, match="modules"):
+            report.ldi_topology_summary(16, 4, read_modules(spec))
