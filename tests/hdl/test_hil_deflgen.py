@@ -3,39 +3,14 @@ simulator: its generators create the model's packets (gen/hil/netgen.trace) and 
 equal netsim's deflection model fed that trace, counter for counter."""
 
 import pytest
-from amaranth.sim import Simulator
 
 from permnet.gen.hil.netgen import GenParams, rate_of, trace
 from permnet.gen.routing import tables
 from permnet.hdl.hil.deflgen import DeflectionGen
-from permnet.hdl.hil.netgen import COUNTERS, PATTERN_CODES
+from permnet.hdl.hil.netgen import COUNTERS
 from permnet.sim import netsim
 from permnet.sim.netsim.counters import predict
-
-
-def run_rtl(dut, M, params, start, stop, cycles):
-    made, counters = [], {}
-
-    async def tb(ctx):
-        ctx.set(dut.pattern, PATTERN_CODES[params.pattern])
-        for sig, v in ((dut.rate, params.rate), (dut.size, params.size), (dut.seed, params.seed),
-                       (dut.hot, params.hot), (dut.hot_frac, params.hot_frac), (dut.start, start), (dut.stop, stop)):
-            ctx.set(sig, v)
-        for n in range(M):
-            ctx.set(dut.perm[n], params.perm[n] if params.perm else 0)
-        for _ in range(cycles):
-            c = ctx.get(dut.cycle)
-            for n, g in enumerate(dut.gens):
-                if ctx.get(g.valid):
-                    made.append((c, n, ctx.get(g.dst), params.size))
-            await ctx.tick()
-        counters.update({name: [ctx.get(getattr(dut, name)[n]) for n in range(M)] for name in COUNTERS})
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(tb)
-    sim.run()
-    return made, counters
+from netgen_helpers import run_rtl
 
 
 @pytest.mark.parametrize("M,S,E,params", [
@@ -48,7 +23,7 @@ def test_deflection_counters_equal_netsim(M, S, E, params):
     rows = trace(M, params, 5, 45)
     want = predict(net, rows, netsim.Config(switching="deflection", packet_size=1, ejection_width=E))
     dut = DeflectionGen(net.table.planes.tolist(), ejection=E, flit_width=8, queue=8)
-    made, got = run_rtl(dut, M, params, 5, 45, want["cycles"] + 3)
+    [(made, got)] = run_rtl(dut, M, params, 5, 45, want["cycles"] + 3)
     assert made == rows and len(rows) > 50
     assert sum(got["dropped"]) == 0
     for name in COUNTERS:
