@@ -28,9 +28,17 @@ def two_switches():
         e.stop()
 
 
+_LDI16: list[str] = []
+
+
 def ldi16(tmp_path):
-    run("planes", "ldi", "-M", 16, "-S", 2, "-o", tmp_path / "p.json")
-    return tmp_path / "p.json", json.loads((tmp_path / "p.json").read_text())["planes"]
+    """The planes of LDI(16, 2) in ``tmp_path/p.json``: made by ``permnet planes ldi`` once per
+    test process, then copied (the same file for every test)."""
+    if not _LDI16:
+        run("planes", "ldi", "-M", 16, "-S", 2, "-o", tmp_path / "p.json")
+        _LDI16.append((tmp_path / "p.json").read_text())
+    (tmp_path / "p.json").write_text(_LDI16[0])
+    return tmp_path / "p.json", json.loads(_LDI16[0])["planes"]
 
 
 def test_apply_two_planes_then_read_back_and_verify(tmp_path, two_switches):
@@ -66,8 +74,8 @@ def test_a_misapplied_switch_rolls_both_back_and_exits_1(tmp_path, two_switches)
     cfg, _ = ldi16(tmp_path)
     two_switches[1].core.faults = Faults.parse("misapply")
     devs = [f"--device=sw{k}={e.address}" for k, e in enumerate(two_switches)]
-    # --timeout 2: a rolled-back device is read once more after one time-out (5 s by default)
-    p = run("ocs", "apply", "--config", cfg, *devs, "--protocol", "tl1", "--timeout", 2, check=False, env=ENV)
+    # --timeout 1: a rolled-back device is read once more after one time-out (5 s by default)
+    p = run("ocs", "apply", "--config", cfg, *devs, "--protocol", "tl1", "--timeout", 1, check=False, env=ENV)
     assert p.returncode == 1 and "ROLLED BACK" in p.stdout and "sw1" in p.stdout
     for e in two_switches:
         assert (e.core.snapshot() == -1).all()
@@ -129,7 +137,7 @@ def test_fabric_apply_loads_every_device_of_a_compiled_fabric(tmp_path):
         emus[2].core.faults = Faults.parse("deny:1")
         for e in emus:
             e.core.clear()
-        p = run("fabric", "apply", "--fabric", tmp_path / "fab" / "fabric.json", "--inventory", inv, "--timeout", 2,
+        p = run("fabric", "apply", "--fabric", tmp_path / "fab" / "fabric.json", "--inventory", inv, "--timeout", 1,
                 check=False, env=ENV)
         assert p.returncode == 1 and "ROLLED BACK" in p.stdout
         assert all((e.core.snapshot() == -1).all() for e in emus)      # all back to the old (empty) state
