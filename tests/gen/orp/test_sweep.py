@@ -61,8 +61,8 @@ def test_candidate_switch_counts_reach_the_published_counts():
 
 
 def test_sweep_is_deterministic_and_independent_of_workers():
-    a = sweep(160, 10, sweep=3, evaluations=600, seed=4, workers=1, restarts=2)
-    b = sweep(160, 10, sweep=3, evaluations=600, seed=4, workers=2, restarts=2)
+    a = sweep(160, 10, sweep=3, evaluations=200, seed=4, workers=1, restarts=2)
+    b = sweep(160, 10, sweep=3, evaluations=200, seed=4, workers=2, restarts=2)
     assert a.method == "sweep" and a.result.graph.to_edges_text() == b.result.graph.to_edges_text()
     assert sorted(a.by_switches) == candidate_switch_counts(160, 10, 3)
     assert a.result.haspl <= min(v for v in a.by_switches.values() if isinstance(v, float)) + 1e-12
