@@ -52,7 +52,7 @@ def test_lift_key_matches_networkx_on_random_voltage_graphs(m, k):
 
 
 def test_lift_search_finds_the_least_distance_sum_of_a_4_regular_diameter_3_graph_on_40_vertices():
-    res = lift_search(40, 4, tries=100_000, seed=1)
+    res = lift_search(40, 4, tries=30_000, seed=1)      # seed 1 reaches the optimum by 30,000 tries (not by 10,000)
     G = nx.Graph()
     G.add_edges_from(res.edges.tolist())
     assert G.number_of_nodes() == 40 and G.number_of_edges() == 80 and all(d == 4 for _, d in G.degree())
