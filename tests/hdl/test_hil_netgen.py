@@ -12,14 +12,20 @@ from permnet.sim.netsim.counters import predict
 from netgen_helpers import run_rtl
 
 
-def _case(M, S, params, start, stop, buffer=4, width=8):
+def _setup(M, S, params, start, stop, buffer=4, width=8):
+    """LDI(M,S)'s HIL network with its generators: the model's rows in the window, the
+    simulator's counters for them, and the design."""
     net = tables.network("ldi", M, S)
     t = net.table
     rows = trace(M, params, start, stop)
-    cfg = netsim.Config(vcs=t.max_hops, buffer=buffer)
-    want = predict(net, rows, cfg)
+    want = predict(net, rows, netsim.Config(vcs=t.max_hops, buffer=buffer))
     dut = NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=t.max_hops, buffer=buffer,
                      flit_width=width, queue=8)
+    return rows, want, dut
+
+
+def _case(M, S, params, start, stop, buffer=4, width=8):
+    rows, want, dut = _setup(M, S, params, start, stop, buffer, width)
     [(made, got)] = run_rtl(dut, M, params, start, stop, want["cycles"] + 3)
     return rows, want, made, got
 
@@ -32,13 +38,8 @@ def ldi82():
     """LDI(8,2), UNIFORM in cycles 5..45: one simulation (one elaboration, the most of a test's
     time) of two runs, a clean one, then, after a clear, the same with one payload bit flipped
     in the first buffer entry that holds a flit (see test_counters_see_a_corrupted_flit)."""
-    M, S = 8, 2
-    net = tables.network("ldi", M, S)
-    t = net.table
-    rows = trace(M, UNIFORM, 5, 45)
-    want = predict(net, rows, netsim.Config(vcs=t.max_hops, buffer=4))
-    dut = NetworkGen(t.planes.tolist(), t.length.tolist(), t.hops.tolist(), vcs=t.max_hops, buffer=4,
-                     flit_width=8, queue=8)
+    M = 8
+    rows, want, dut = _setup(M, 2, UNIFORM, 5, 45)
     bufs = [(n, key, q) for n, r in enumerate(dut.ip.routers) for key, q in r.buffers.items()]
     hit = {}
 
